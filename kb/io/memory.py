@@ -1,0 +1,260 @@
+"""The Memory contract: one open fleet, and every question every surface asks of it.
+
+The CLI, the MCP server, the reading room and other agent frameworks all call this object;
+none of them computes an answer itself. Opening walks each base once, validates the header
+cache with one stat pass, and builds the keyword index in memory; every question after that
+is pure computation plus one FTS5 query per base.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from pathlib import Path
+
+from attrs import frozen
+
+from kb.io import clock, misslog
+from kb.io.store import FileHeader, Store, StoreError
+from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots, fleet_manifest
+from kb.pure.aliases import expand_query
+from kb.pure.election import AgentChoice, choose_agent_by_keyword
+from kb.pure.entries import Entry, Parsed, make_entry, prepare
+from kb.pure.fleetcard import Member, card, describe
+from kb.pure.fusion import Found, TextHit, fuse, merge_round_robin
+from kb.pure.header import field_folded
+from kb.pure.keyword import KeywordHit, KeywordIndex
+from kb.pure.listing import Facets, Row, matches
+from kb.pure.paths import folder_of, kind_of, layer_of
+from kb.pure.shortfall import shortfall
+from kb.pure.suggest import SUGGEST_LIMIT, suggest
+from kb.pure.verdict import Confidence, confidence_of
+
+KEYWORD_OVERSAMPLE = 4
+TEXT_OVERSAMPLE = 6
+PATHS_SHOWN = 8
+DEFAULT_TOP = 5
+
+
+class Scope(enum.Enum):
+    PUBLIC = "Public"
+    ALL = "All"
+
+
+class OpenError(Exception):
+    """The memory could not be opened: a base could not be read or its index opened."""
+
+
+@frozen
+class Answer:
+    question: str
+    terms: tuple[str, ...]
+    found: tuple[Found, ...]
+    confidence: Confidence
+    agent: AgentChoice | None
+    keyword_top: str | None
+    keyword_hits: tuple[KeywordHit, ...]
+
+
+@frozen
+class RecallLoss:
+    question: str
+    looked_like: tuple[str, ...]
+    date: str
+    log: str
+    error: str | None
+
+    @property
+    def recorded(self) -> bool:
+        return self.error is None
+
+
+@frozen
+class OpenBase:
+    snapshot: BaseSnapshot
+    headers: tuple[FileHeader, ...]
+
+
+class Memory:
+    """An opened fleet (or any list of bases), read-only except for caches and the miss log."""
+
+    def __init__(
+        self,
+        opened: Sequence[str],
+        scope: Scope,
+        bases: Sequence[OpenBase],
+        stores: Sequence[Store],
+        index_was_rebuilt: bool,
+    ) -> None:
+        self.opened = tuple(opened)
+        self.scope = scope
+        self.bases = tuple(bases)
+        self._stores = tuple(stores)
+        self.index_was_rebuilt = index_was_rebuilt
+        self.aliases: tuple[tuple[str, str], ...] = tuple(
+            pair for b in self.bases for pair in b.snapshot.aliases
+        )
+        entries: list[Entry] = []
+        self.unreachable: list[str] = []
+        self.unreadable: list[tuple[str, str]] = []
+        self.unindexed: list[str] = []
+        for b, store in zip(self.bases, self._stores, strict=True):
+            snap = b.snapshot
+            indexed = store.indexed_paths()
+            for h in b.headers:
+                if h.bucket == "entry":
+                    parsed = Parsed("entry", h.title, h.keys, h.purpose)
+                    entries.append(make_entry(snap.name, h.rel, parsed))
+                elif h.bucket == "unreachable":
+                    self.unreachable.append(f"{snap.name}/{h.rel}")
+                elif h.bucket == "unreadable":
+                    self.unreadable.append((f"{snap.name}/{h.rel}", h.purpose))
+                if h.rel != snap.map_rel and h.rel not in indexed and h.bucket != "unreadable":
+                    self.unindexed.append(f"{snap.name}/{h.rel}")
+        self.entries = tuple(entries)
+        self.keywords = KeywordIndex([prepare(e) for e in self.entries])
+
+    # -- opening -----------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, paths: Sequence[str] = (".",), all: bool = False) -> Memory:
+        """Open every path (a base, or a fleet root expanded into its bases)."""
+        opened = list(paths) or ["."]
+        bases: list[OpenBase] = []
+        stores: list[Store] = []
+        rebuilt = False
+        try:
+            for given in expand_roots(opened):
+                snap = discover(given, include_private=all)
+                store = Store.open(snap.root)
+                stores.append(store)
+                bases.append(OpenBase(snap, tuple(store.headers(snap))))
+                rebuilt = rebuilt or store.rebuilt
+        except (WalkError, StoreError) as e:
+            for s in stores:
+                s.close()
+            raise OpenError(str(e)) from e
+        return cls(opened, Scope.ALL if all else Scope.PUBLIC, bases, stores, rebuilt)
+
+    def close(self) -> None:
+        for s in self._stores:
+            s.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- facts about the open fleet ------------------------------------------------------
+
+    @property
+    def include_private(self) -> bool:
+        return self.scope is Scope.ALL
+
+    def entry_count(self) -> int:
+        return len(self.entries)
+
+    def alias_count(self) -> int:
+        return len(self.aliases)
+
+    def agent_count(self) -> int:
+        return len(self.bases)
+
+    def is_empty(self) -> bool:
+        return not self.entries
+
+    def routable_agents(self) -> list[str]:
+        return [b.snapshot.agent_name for b in self.bases if b.snapshot.routable]
+
+    # -- the question path ---------------------------------------------------------------
+
+    def terms(self, question: str) -> list[str]:
+        return expand_query(question, self.aliases)
+
+    def route(self, question: str, top: int = DEFAULT_TOP) -> list[KeywordHit]:
+        return [h for h in self.keywords.rank(self.terms(question), top) if h.entry.rel]
+
+    def search_text(self, terms: Sequence[str], limit: int) -> list[TextHit]:
+        per_base = [s.search(terms, limit, self.include_private) for s in self._stores]
+        return merge_round_robin(per_base, limit)
+
+    def ask(self, question: str, top: int = DEFAULT_TOP) -> Answer:
+        terms = self.terms(question)
+        keyword = [h for h in self.keywords.rank(terms, top * KEYWORD_OVERSAMPLE) if h.entry.rel]
+        text = self.search_text(terms, top * TEXT_OVERSAMPLE)
+        confidence = confidence_of(keyword, {(t.base, t.path) for t in text}, self.entry_count())
+        agent = choose_agent_by_keyword(keyword, self.routable_agents())
+        first = keyword[0].entry if keyword else None
+        return Answer(
+            question=question,
+            terms=tuple(terms),
+            found=tuple(fuse(keyword, text, top)),
+            confidence=confidence,
+            agent=agent,
+            keyword_top=f"{first.base}/{first.rel}" if first else None,
+            keyword_hits=tuple(keyword),
+        )
+
+    def retrieve(self, question: str, top: int = DEFAULT_TOP) -> list[Found]:
+        return list(self.ask(question, top).found)
+
+    def floor(self) -> float:
+        return confidence_of([], set(), self.entry_count()).floor
+
+    def suggest(self, question: str, limit: int = SUGGEST_LIMIT) -> list[str]:
+        return suggest(question, self.entries, limit)
+
+    def shortfall(self, confidence: Confidence) -> list[str]:
+        return shortfall(
+            self.entry_count(),
+            self.agent_count(),
+            confidence.floor,
+            confidence.keyword_score,
+            len(self.unreachable),
+        )
+
+    def recall_loss(self, question: str, confidence: Confidence) -> RecallLoss | None:
+        """Record a refused question in the miss log; None unless the verdict is nothing."""
+        if self.is_empty() or confidence.verdict != "nothing":
+            return None
+        looked_like = tuple(self.suggest(question))
+        today = clock.today_utc()
+        log = misslog.log_path(self.opened[0])
+        error = misslog.record(log, question, looked_like, today)
+        return RecallLoss(question, looked_like, today, str(log), error)
+
+    # -- listing and describing ----------------------------------------------------------
+
+    def list(self, facets: Facets = Facets()) -> list[Row]:  # noqa: B008
+        rows: list[Row] = []
+        for b in self.bases:
+            for h in b.headers:
+                row = Row(
+                    base=b.snapshot.name,
+                    path=h.rel,
+                    title=h.title,
+                    kind=kind_of(h.rel),
+                    layer=layer_of(h.rel),
+                    folder=folder_of(h.rel),
+                    provenance=field_folded(h.front, "provenance"),
+                    stage=field_folded(h.front, "stage"),
+                    private=h.private,
+                )
+                if matches(row, facets):
+                    rows.append(row)
+        return rows
+
+    def describe(self) -> str:
+        first = self.opened[0]
+        fallback = Path(first).name or first
+        fleet = card(fleet_manifest(first), fallback)
+        members = [
+            Member(
+                name=card(b.snapshot.agent_manifest, b.snapshot.agent_name).name,
+                root=b.snapshot.given,
+                role=b.snapshot.agent_manifest.first("role"),
+            )
+            for b in self.bases
+        ]
+        return describe(fleet, members)

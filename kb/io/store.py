@@ -1,0 +1,369 @@
+"""One base's SQLite database at `<base>/.kb/index.db`: the text index and the header cache.
+
+Tables:
+- `files`, `sources`, `chunks` (FTS5, `unicode61 remove_diacritics 2`): the spec's schema,
+  unchanged, so an index is the same shape whoever wrote it.
+- `headers`: the derived keyword cache. One row per markdown file with the stat it was
+  read at (size, mtime_ns), its content hash, its bucket, title, keys, purpose and front
+  matter. Validated on every open by comparing stats, so only files that changed are read
+  again (10,000 headers re-parsed cost 1.3 s; the stat pass costs 21 ms).
+
+WAL mode and a busy timeout let several agents read while one indexes. The cache is written
+opportunistically: if the database is busy or read-only, the parse is used in memory and
+the next open tries again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from attrs import frozen
+
+from kb.io.walk import BaseSnapshot, FileStat
+from kb.pure.chunking import chunk
+from kb.pure.entries import Bucket, parse_note
+from kb.pure.fusion import TextHit
+from kb.pure.header import field_exact, front_matter
+
+# Bump when parsing rules change: every cached header is then re-read once.
+HEADER_CACHE_VERSION = 1
+BUSY_TIMEOUT_MS = 5000
+PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
+SNIPPET_TOKENS = 14
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS files (
+    base TEXT NOT NULL, path TEXT NOT NULL, hash TEXT NOT NULL,
+    provenance TEXT, stage TEXT, captured_from TEXT,
+    private INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (base, path));
+CREATE TABLE IF NOT EXISTS sources (
+    base TEXT NOT NULL, key TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
+    author TEXT, year TEXT, container TEXT, url TEXT, doi TEXT, isbn TEXT,
+    retrieved_on TEXT NOT NULL, retrieval_status TEXT NOT NULL, replaces TEXT,
+    PRIMARY KEY (base, key));
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
+    base UNINDEXED, path UNINDEXED, heading_path, text,
+    tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS headers (
+    path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    hash TEXT, bucket TEXT NOT NULL, title TEXT NOT NULL, keys TEXT NOT NULL,
+    purpose TEXT NOT NULL, front TEXT NOT NULL);
+"""
+
+SEARCH_SQL = """
+SELECT chunks.base, chunks.path, chunks.heading_path,
+       snippet(chunks, 3, '', '', ' ... ', 14),
+       chunks.text, f.provenance, f.stage, f.captured_from,
+       bm25(chunks, 0.0, 0.0, 2.0, 1.0) AS score
+FROM chunks
+LEFT JOIN files f ON f.base = chunks.base AND f.path = chunks.path
+WHERE chunks MATCH ?
+  AND (? = 1 OR f.private = 0)
+ORDER BY score
+LIMIT ?
+"""
+
+
+class StoreError(Exception):
+    pass
+
+
+@frozen
+class FileHeader:
+    """What the cache knows about one file; `bucket` is `unreadable` when it is not UTF-8."""
+
+    rel: str
+    private: bool
+    bucket: Bucket | str
+    hash: str
+    title: str
+    keys: tuple[str, ...]
+    purpose: str
+    front: tuple[tuple[str, str], ...]
+
+
+@frozen
+class SyncReport:
+    unchanged: int
+    reindexed: int
+    removed: int
+    chunks: int
+    sources: int
+
+
+def content_hash(data: bytes) -> str:
+    """A stable 64-bit digest used only to skip unchanged files (not a security boundary)."""
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+def db_path(root: Path) -> Path:
+    return root / ".kb" / "index.db"
+
+
+class Store:
+    """An open index database for one base."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, rebuilt: bool) -> None:
+        self.conn = conn
+        self.path = path
+        self.rebuilt = rebuilt
+        self._df_cache: dict[str, int] = {}
+        self._chunk_count: int | None = None
+
+    @classmethod
+    def open(cls, root: Path) -> Store:
+        path = db_path(root)
+        existed = path.exists()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+            except sqlite3.OperationalError:
+                pass  # a read-only location keeps its journal mode
+            conn.executescript(SCHEMA)
+            rebuilt = cls._migrate(conn)
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version != HEADER_CACHE_VERSION:
+                conn.execute("DELETE FROM headers")
+                conn.execute(f"PRAGMA user_version = {HEADER_CACHE_VERSION}")
+        except (sqlite3.Error, OSError) as e:
+            if not existed:
+                raise StoreError(
+                    f"cannot open the index at {path}: nothing has been indexed here yet. Run "
+                    "`kb index` on the base, and make sure the .kb/ directory it writes reaches "
+                    f"the machine that answers the question. ({e})"
+                ) from e
+            raise StoreError(f"cannot open the index at {path}: {e}") from e
+        return cls(conn, path, rebuilt)
+
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection) -> bool:
+        added_private = added_captured = False
+        try:
+            conn.execute("ALTER TABLE files ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
+            added_private = True
+        except sqlite3.OperationalError:
+            pass
+        try:
+            conn.execute("ALTER TABLE files ADD COLUMN captured_from TEXT")
+            added_captured = True
+        except sqlite3.OperationalError:
+            pass
+        if added_private or added_captured:
+            conn.execute("DELETE FROM chunks")
+            conn.execute("DELETE FROM files")
+        return added_private
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- the header cache -------------------------------------------------------------
+
+    def headers(self, base: BaseSnapshot) -> list[FileHeader]:
+        """Every in-scope file's header, reading only files whose stat changed."""
+        cached: dict[str, tuple[int, int, str | None, str, str, str, str, str]] = {
+            row[0]: row[1:]
+            for row in self.conn.execute(
+                "SELECT path, size, mtime_ns, hash, bucket, title, keys, purpose, front "
+                "FROM headers"
+            )
+        }
+        out: list[FileHeader] = []
+        fresh: list[tuple[FileStat, FileHeader]] = []
+        for f in base.files:
+            row = cached.get(f.rel)
+            if row is not None and row[0] == f.size and row[1] == f.mtime_ns:
+                _, _, h, bucket, title, keys, purpose, front = row
+                out.append(
+                    FileHeader(
+                        f.rel,
+                        f.private,
+                        bucket,
+                        h or "",
+                        title,
+                        tuple(json.loads(keys)),
+                        purpose,
+                        tuple((k, v) for k, v in json.loads(front)),
+                    )
+                )
+                continue
+            header = read_header(base, f)
+            out.append(header)
+            fresh.append((f, header))
+        if fresh:
+            self._save_headers(fresh)
+        return out
+
+    def _save_headers(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> None:
+        rows = [
+            (
+                f.rel,
+                f.size,
+                f.mtime_ns,
+                h.hash,
+                h.bucket,
+                h.title,
+                json.dumps(list(h.keys), ensure_ascii=False),
+                h.purpose,
+                json.dumps([list(p) for p in h.front], ensure_ascii=False),
+            )
+            for f, h in fresh
+        ]
+        try:
+            with self.conn:
+                self.conn.execute("BEGIN IMMEDIATE")
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?)", rows
+                )
+        except sqlite3.Error:
+            pass  # busy or read-only: the parse is still used in memory this time
+
+    # -- the text index --------------------------------------------------------------
+
+    def indexed_paths(self) -> set[str]:
+        return {row[0] for row in self.conn.execute("SELECT path FROM files")}
+
+    def sync(
+        self,
+        base: BaseSnapshot,
+        headers: Sequence[FileHeader],
+        sources: Iterable[tuple[str, ...]] = (),
+    ) -> SyncReport:
+        self._df_cache.clear()
+        self._chunk_count = None
+        known = dict(
+            self.conn.execute(
+                "SELECT path, hash FROM files WHERE base = ?", (base.name,)
+            ).fetchall()
+        )
+        unchanged = reindexed = chunks_written = 0
+        seen: set[str] = set()
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            for h in headers:
+                if h.rel == base.map_rel or h.bucket == "unreadable":
+                    continue
+                seen.add(h.rel)
+                if known.get(h.rel) == h.hash:
+                    unchanged += 1
+                    continue
+                text = _read(base.root / h.rel)
+                if text is None:
+                    continue
+                self.conn.execute(
+                    "DELETE FROM chunks WHERE base = ? AND path = ?", (base.name, h.rel)
+                )
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)",
+                    (
+                        base.name,
+                        h.rel,
+                        h.hash,
+                        field_exact(h.front, "provenance"),
+                        field_exact(h.front, "stage"),
+                        field_exact(h.front, "captured_from"),
+                        int(h.private),
+                    ),
+                )
+                pieces = chunk(text)
+                self.conn.executemany(
+                    "INSERT INTO chunks (base, path, heading_path, text) VALUES (?,?,?,?)",
+                    [(base.name, h.rel, c.heading_path, c.text) for c in pieces],
+                )
+                reindexed += 1
+                chunks_written += len(pieces)
+            removed = 0
+            for path in known:
+                if path not in seen:
+                    self.conn.execute(
+                        "DELETE FROM chunks WHERE base = ? AND path = ?", (base.name, path)
+                    )
+                    self.conn.execute(
+                        "DELETE FROM files WHERE base = ? AND path = ?", (base.name, path)
+                    )
+                    removed += 1
+            self.conn.execute("DELETE FROM sources WHERE base = ?", (base.name,))
+            source_rows = list(sources)
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO sources VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", source_rows
+            )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+        return SyncReport(unchanged, reindexed, removed, chunks_written, len(source_rows))
+
+    def chunk_count(self) -> int:
+        if self._chunk_count is None:
+            self._chunk_count = int(self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+        return self._chunk_count
+
+    def _prune(self, terms: Sequence[str]) -> list[str]:
+        total = self.chunk_count()
+        if total < PRUNE_MIN_CHUNKS:
+            return list(terms)
+        ceiling = total // 4
+        kept: list[str] = []
+        for term in terms:
+            df = self._df_cache.get(term)
+            if df is None:
+                try:
+                    df = int(
+                        self.conn.execute(
+                            "SELECT COUNT(*) FROM chunks WHERE chunks MATCH ?", (f'"{term}"',)
+                        ).fetchone()[0]
+                    )
+                except sqlite3.Error:
+                    continue
+                self._df_cache[term] = df
+            if df <= ceiling:
+                kept.append(term)
+        return kept or list(terms)
+
+    def search(self, terms: Sequence[str], limit: int, include_private: bool) -> list[TextHit]:
+        if not terms or limit <= 0:
+            return []
+        expr = " OR ".join(f'"{t}"' for t in self._prune(terms))
+        try:
+            rows = self.conn.execute(SEARCH_SQL, (expr, int(include_private), limit)).fetchall()
+        except sqlite3.Error:
+            return []  # one base's failure never sinks the question
+        return [TextHit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in rows]
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def read_header(
+    base: BaseSnapshot, f: FileStat, reader: Callable[[Path], bytes] | None = None
+) -> FileHeader:
+    try:
+        data = (reader or Path.read_bytes)(base.root / f.rel)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return FileHeader(f.rel, f.private, "unreadable", "", "", (), "not valid UTF-8", ())
+    except OSError as e:
+        return FileHeader(f.rel, f.private, "unreadable", "", "", (), e.strerror or str(e), ())
+    parsed = parse_note(base.map_rel, f.rel, text)
+    return FileHeader(
+        f.rel,
+        f.private,
+        parsed.bucket,
+        content_hash(data),
+        parsed.title,
+        parsed.keys,
+        parsed.purpose,
+        front_matter(text),
+    )

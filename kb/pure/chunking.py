@@ -1,0 +1,101 @@
+"""Cutting a note into the chunks the full-text index stores.
+
+Rules of this module:
+- Front matter is skipped. Headings (outside fences) open a new chunk and are recorded as
+  the chunk's heading path (`Title > Section > Sub`), not as text.
+- Keyword lines never reach the text index: any line containing `Search for:`/`Buscar por:`
+  and every line under a `## Search for` section. Keys are the keyword scorer's evidence;
+  letting them into the text side would make the two scorers agree by construction.
+- A section longer than 1,800 characters (about 450 tokens of prose) is cut into windows
+  that prefer a paragraph break past the first third, overlapping by 300 characters so a
+  sentence on the cut is whole in one of them.
+"""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+from kb.pure.header import lines_of
+
+MAX_CHARS = 1800
+OVERLAP_CHARS = 300
+MIN_BREAK_BYTES = MAX_CHARS // 3
+
+
+@frozen
+class Chunk:
+    heading_path: str
+    text: str
+
+
+def windows(body: str) -> list[str]:
+    if len(body) <= MAX_CHARS:
+        return [body]
+    out: list[str] = []
+    start = 0
+    n = len(body)
+    while start < n:
+        hard_end = min(start + MAX_CHARS, n)
+        end = hard_end
+        if hard_end < n:
+            span = body[start:hard_end]
+            i = span.rfind("\n\n")
+            if i != -1 and len(span[:i].encode()) > MIN_BREAK_BYTES:
+                end = start + i
+        out.append(body[start:end].strip())
+        if end >= n:
+            break
+        start = max(end - OVERLAP_CHARS, start + 1)
+    return [w for w in out if w]
+
+
+def _heading(line: str) -> tuple[int, str] | None:
+    level = len(line) - len(line.lstrip("#"))
+    if level == 0 or level > 6:
+        return None
+    rest = line[level:]
+    if not rest.startswith(" "):
+        return None
+    return level, rest.strip()
+
+
+def chunk(text: str) -> list[Chunk]:
+    lines = lines_of(text)
+    i = 0
+    if lines and lines[0].strip() == "---":
+        i = 1
+        while i < len(lines) and lines[i].strip() != "---":
+            i += 1
+        i += 1
+    out: list[Chunk] = []
+    stack: list[tuple[int, str]] = []
+    buffer: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        body = "\n".join(buffer).strip()
+        buffer.clear()
+        if body:
+            path = " > ".join(title for _, title in stack)
+            out.extend(Chunk(path, w) for w in windows(body))
+
+    for line in lines[i:]:
+        opener = line.lstrip()
+        if opener.startswith("```") or opener.startswith("~~~"):
+            in_fence = not in_fence
+        if not in_fence:
+            heading = _heading(line)
+            if heading is not None:
+                flush()
+                level, title = heading
+                while stack and stack[-1][0] >= level:
+                    stack.pop()
+                stack.append((level, title))
+                continue
+        if "Search for:" in line or "Buscar por:" in line:
+            continue
+        if stack and stack[-1][1].lower().startswith(("search for", "buscar por")):
+            continue
+        buffer.append(line)
+    flush()
+    return out

@@ -1,0 +1,125 @@
+"""Reading a note's own header: its keys, its purpose, its title and its front matter.
+
+Rules of this module:
+- Only the area above the first `##` heading is scanned; a `# Title` line does not stop it.
+- A label matches when the text before the first colon, stripped of `*`, `_` and spaces at
+  both ends and lowercased, equals the label exactly. Bullets and quotes do not match, so
+  prose that merely mentions "Search for:" never declares keys.
+- The first non-empty `Search for:`/`Buscar por:` line wins; the first `Exists to:`/
+  `Existe para:` line is the purpose. Only the labelled line itself is read.
+- Front matter exists only when line one is `---` and a closing `---` follows; values are
+  kept verbatim (not unquoted).
+"""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+SEARCH_LABELS = ("search for", "buscar por")
+PURPOSE_LABELS = ("exists to", "existe para")
+
+
+@frozen
+class Header:
+    keys: tuple[str, ...]
+    purpose: str
+
+
+def lines_of(text: str) -> list[str]:
+    """Rust `str::lines`: split on LF, drop one trailing CR per line, no final empty line."""
+    if not text:
+        return []
+    parts = text.split("\n")
+    if parts[-1] == "":
+        parts.pop()
+    return [p[:-1] if p.endswith("\r") else p for p in parts]
+
+
+def labelled(line: str, labels: tuple[str, ...]) -> str | None:
+    """The value of `line` if it is labelled with one of `labels`, else None."""
+    head, colon, tail = line.partition(":")
+    if not colon:
+        return None
+    name = head.strip().strip("*_ ").lower()
+    if name not in labels:
+        return None
+    return tail.lstrip("*").strip()
+
+
+def terms_in(value: str) -> list[str]:
+    """The keys of a `Search for:` value: split on `,` and `;`, dressing stripped."""
+    out: list[str] = []
+    for piece in value.replace(";", ",").split(","):
+        term = piece.strip().lstrip("-*+ ").strip('`"*. ')
+        if term:
+            out.append(term)
+    return out
+
+
+def header_of(text: str) -> Header:
+    keys: list[str] = []
+    purpose = ""
+    for raw in lines_of(text):
+        line = raw.strip()
+        if line.startswith("##"):
+            break
+        if not keys:
+            value = labelled(line, SEARCH_LABELS)
+            if value is not None:
+                keys = terms_in(value)
+                continue
+        if not purpose:
+            value = labelled(line, PURPOSE_LABELS)
+            if value is not None:
+                purpose = value.strip().rstrip(".")
+    return Header(keys=tuple(keys), purpose=purpose)
+
+
+def first_heading(text: str) -> str:
+    """The first `# ` heading after any front matter; empty when there is none."""
+    lines = lines_of(text)
+    i = 0
+    if lines and lines[0].strip() == "---":
+        i = 1
+        while i < len(lines) and lines[i].strip() != "---":
+            i += 1
+        i += 1
+    for line in lines[i:]:
+        stripped = line.strip()
+        if stripped.startswith("# "):
+            return stripped[2:].strip()
+    return ""
+
+
+def front_matter(text: str) -> tuple[tuple[str, str], ...]:
+    """The front matter's `key: value` pairs in file order (indented lines ignored)."""
+    lines = lines_of(text)
+    if not lines or lines[0].strip() != "---":
+        return ()
+    pairs: list[tuple[str, str]] = []
+    for line in lines[1:]:
+        if line.strip() == "---":
+            return tuple(pairs)
+        if line[:1].isspace():
+            continue
+        key, colon, value = line.partition(":")
+        key = key.strip()
+        if colon and key and not key.startswith("#"):
+            pairs.append((key, value.strip()))
+    return ()  # never closed: no front matter at all
+
+
+def field_exact(pairs: tuple[tuple[str, str], ...], key: str) -> str | None:
+    """First value under exactly `key` (the index's rule)."""
+    for k, v in pairs:
+        if k == key:
+            return v
+    return None
+
+
+def field_folded(pairs: tuple[tuple[str, str], ...], key: str) -> str | None:
+    """First value under `key` compared case-insensitively, blank read as absent (list's rule)."""
+    for k, v in pairs:
+        if k.lower() == key:
+            return v or None
+    return None

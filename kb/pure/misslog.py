@@ -1,0 +1,103 @@
+"""The recall-loss log `kb-misses.txt`: parsing, updating and rendering it.
+
+Rules of this module:
+- One line per distinct question (compared lowercased): count, first seen, last seen, the
+  question as first spelled; an indented `looked like:` line keeps what was offered back.
+- Most asked first, then by question. A repeat bumps the count and the last date and
+  replaces what was offered (the newest offer is the one worth reading).
+- The parser is forgiving: comment and blank lines are skipped, a line whose count is not a
+  number is skipped, a later duplicate overwrites an earlier one, and a torn last line
+  (a writer killed mid-line) reads as whatever fields it still has or as nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from attrs import evolve, frozen
+
+LOG_NAME = "kb-misses.txt"
+
+HEADER = """\
+# Questions kb could not answer, the most asked first.
+#
+# Each distinct question has one line: how often it was asked, the first and the last
+# day, then the question itself. An indented `looked like:` line keeps what the base
+# offered back, so you can see whether a spelling suggestion helped or whether the
+# question needed a translation.
+#
+# Every line is a real question that reached nothing. Fix the top one first: write the
+# alias line or the Search for key that would have caught it, then delete its line here.
+#
+# Private by nature: these are questions a person really asked. Do not commit this file.
+"""
+
+
+@frozen
+class Miss:
+    count: int
+    first: str
+    last: str
+    question: str
+    looked_like: tuple[str, ...]
+
+
+def parse(text: str) -> list[Miss]:
+    by_key: dict[str, Miss] = {}
+    last_key: str | None = None
+    for line in text.split("\n"):
+        body = line.lstrip()
+        if body.startswith("looked like:"):
+            if last_key is not None:
+                offered = tuple(
+                    p.strip() for p in body[len("looked like:") :].split(",") if p.strip()
+                )
+                by_key[last_key] = evolve(by_key[last_key], looked_like=offered)
+            continue
+        if not body or body.startswith("#"):
+            continue
+        fields = body.split(None, 3)
+        if len(fields) < 4 or not fields[0].isdigit() or not fields[0].isascii():
+            last_key = None
+            continue
+        question = fields[3].strip()
+        if not question:
+            last_key = None
+            continue
+        key = question.lower()
+        by_key[key] = Miss(int(fields[0]), fields[1], fields[2], question, ())
+        last_key = key
+    return ordered(by_key.values())
+
+
+def ordered(misses: Iterable[Miss]) -> list[Miss]:
+    return sorted(misses, key=lambda m: (-m.count, m.question))
+
+
+def record(
+    misses: Sequence[Miss], question: str, looked_like: Sequence[str], today: str
+) -> list[Miss]:
+    q = question.strip()
+    if not q:
+        return list(misses)
+    key = q.lower()
+    out: list[Miss] = []
+    found = False
+    for m in misses:
+        if m.question.lower() == key and not found:
+            out.append(evolve(m, count=m.count + 1, last=today, looked_like=tuple(looked_like)))
+            found = True
+        else:
+            out.append(m)
+    if not found:
+        out.append(Miss(1, today, today, q, tuple(looked_like)))
+    return ordered(out)
+
+
+def render(misses: Sequence[Miss]) -> str:
+    parts = [HEADER]
+    for m in ordered(misses):
+        parts.append(f"\n{m.count:<4} {m.first} {m.last} {m.question}\n")
+        if m.looked_like:
+            parts.append("     looked like: " + ", ".join(m.looked_like) + "\n")
+    return "".join(parts)

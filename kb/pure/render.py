@@ -1,0 +1,194 @@
+"""Terminal text for the read-path verbs: route, index, list. Values in, text out.
+
+The line shapes (widths, labels, the order of blocks) are the contract golden files pin;
+the explanatory sentences are ours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from attrs import frozen
+
+from kb.pure.fusion import Found, no_agreement
+from kb.pure.keyword import KeywordHit
+from kb.pure.shortfall import wrap
+
+PATHS_SHOWN = 8
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
+def empty_base_text(unreachable: int) -> list[str]:
+    lines = [
+        "  this base has no knowledge files yet, so nothing could have matched.",
+        "  That is a fact about the base, not about the question.",
+        "",
+        "  Put markdown in the agent's knowledge/ folder, give each note a",
+        "  `Search for:` line naming the words a real question would use, then",
+        "  run `kb index`. A note without that line is a note nothing can reach.",
+    ]
+    if unreachable:
+        verb = _plural(unreachable, "file is", "files are")
+        lines += [
+            "",
+            f"  {unreachable} markdown {verb} already here without that line, which is",
+            "  why there is nothing to search. "
+            f"`kb check` names {_plural(unreachable, 'it', 'them')}.",
+        ]
+    lines += [
+        "",
+        "  `kb fleet` works regardless: identity is read from fleet.txt and",
+        "  agent.txt, never from the index.",
+    ]
+    return lines
+
+
+def suggestion_block(suggestions: Sequence[str]) -> list[str]:
+    if not suggestions:
+        return []
+    return [
+        "",
+        "  the base does know these, and they look like words you used:",
+        f"    {', '.join(suggestions)}",
+        "  that is spelling and not meaning, so it finds a typo or a cognate",
+        "  and never finds a translation.",
+    ]
+
+
+def shortfall_block(sentences: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for s in sentences:
+        out.append("")
+        out.extend(wrap(s))
+    return out
+
+
+@frozen
+class RouteView:
+    """Everything the terminal route output needs, computed by the contract."""
+
+    question: str
+    entries: int
+    agents: int
+    aliases: int
+    unreachable: int
+    hybrid: bool
+    keyword_hits: tuple[KeywordHit, ...]
+    found: tuple[Found, ...]
+    shortfall: tuple[str, ...]
+    suggestions: tuple[str, ...]
+
+
+def route_text(v: RouteView) -> str:
+    lines = [
+        f"question: {v.question}",
+        f"indexed:  {v.entries} {_plural(v.entries, 'entry', 'entries')} across "
+        f"{v.agents} {_plural(v.agents, 'agent', 'agents')}, "
+        f"{v.aliases} {_plural(v.aliases, 'alias', 'aliases')}",
+        "",
+    ]
+    if not v.hybrid:
+        if not v.keyword_hits:
+            if v.entries == 0:
+                lines += empty_base_text(v.unreachable)
+            else:
+                lines += [
+                    "  nothing matched. Either the base does not cover it, or the",
+                    "  Search for lines do not carry the words a real question uses.",
+                ]
+                lines += shortfall_block(v.shortfall)
+                lines += suggestion_block(v.suggestions)
+        else:
+            for i, hit in enumerate(v.keyword_hits, 1):
+                lines.append(f"  {i:>2}. {hit.score:>6.2f}  {hit.entry.base}/{hit.entry.rel}")
+                lines.append(f"      matched: {', '.join(hit.matched)}")
+        return "\n".join(lines) + "\n"
+    if not v.found:
+        if v.entries == 0:
+            lines += empty_base_text(v.unreachable)
+        else:
+            lines += [
+                "  nothing matched, in either scorer. Either the base does not cover",
+                "  it, or the Search for lines do not carry the words a real question",
+                "  uses.",
+            ]
+            lines += shortfall_block(v.shortfall)
+            lines += suggestion_block(v.suggestions)
+        return "\n".join(lines) + "\n"
+    if no_agreement(v.found):
+        lines += [
+            "  NOTE: only one scorer ranked any of these, so this is a guess rather",
+            "  than an answer. The base may not cover the question at all.",
+            "",
+        ]
+    for f in v.found:
+        label = "  [short memory]" if f.layer == "short" else ""
+        lines.append(f"  {f.score:>5.3f}  {f.base:<8} {f.path:<44} {' + '.join(f.why)}{label}")
+        if f.passages:
+            first = f.passages[0]
+            excerpt = first.excerpt.replace("\n", " ").strip()
+            lines.append(f"         {first.heading_path}: {excerpt}")
+    return "\n".join(lines) + "\n"
+
+
+@frozen
+class BaseIndexLine:
+    name: str
+    reindexed: int
+    unchanged: int
+    removed: int
+    chunks: int
+    unreachable: int
+
+
+def index_text(
+    per_base: Sequence[BaseIndexLine],
+    files: int,
+    exempt: int,
+    unreachable_paths: Sequence[str],
+    unreadable: Sequence[tuple[str, str]],
+) -> str:
+    lines = [
+        f"  {b.name:<10} {b.reindexed} reindexed, {b.unchanged} unchanged, {b.removed} removed, "
+        f"{b.chunks} chunks, {b.unreachable} unreachable"
+        for b in per_base
+    ]
+    chunks = sum(b.chunks for b in per_base)
+    lines.append(
+        f"  total: {files} files, {chunks} chunks, {len(per_base)} indexes, "
+        f"{len(unreachable_paths)} unreachable, {exempt} unsearchable by design"
+    )
+    if unreachable_paths:
+        lines += [f"    {p}" for p in unreachable_paths[:PATHS_SHOWN]]
+        if len(unreachable_paths) > PATHS_SHOWN:
+            lines.append(f"    ... and {len(unreachable_paths) - PATHS_SHOWN} more")
+        lines.append(
+            "    no `Search for:` line, so no question reaches them. "
+            "`kb check` names each one as E02"
+        )
+    if unreadable:
+        lines.append(
+            f"  skipped {len(unreadable)} {_plural(len(unreadable), 'file', 'files')} "
+            "that could not be read as UTF-8 text:"
+        )
+        lines += [f"    {p}: {why}" for p, why in unreadable[:PATHS_SHOWN]]
+        if len(unreadable) > PATHS_SHOWN:
+            lines.append(f"    ... and {len(unreadable) - PATHS_SHOWN} more")
+    return "\n".join(lines) + "\n"
+
+
+def index_json(entries: Sequence[tuple[str, str, str, str, tuple[str, ...], str]]) -> str:
+    """The hand-laid `kb index --json` list: one entry per line, keys in a fixed order."""
+    from kb.pure.jsonout import escape
+
+    rows = [
+        "  {"
+        f'"base":{escape(b)},"path":{escape(p)},"name":{escape(n)},"title":{escape(t)},'
+        f'"keywords":[{",".join(escape(k) for k in ks)}],"summary":{escape(s)}'
+        "}"
+        for b, p, n, t, ks, s in entries
+    ]
+    return "[\n" + ",\n".join(rows) + "\n]\n"

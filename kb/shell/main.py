@@ -1,0 +1,89 @@
+"""`kb`: the command-line projection of the command table.
+
+Top-level words (help, version, unknown verbs) are decided here; each verb's own arguments
+are parsed by cyclopts from the verb's typed input class, and every parse failure becomes
+one line on stderr naming the flag and what it takes, with exit 2.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from kb.shell.outcome import Outcome
+from kb.shell.table import BY_NAME, Command, usage_text
+
+
+def version_line() -> str:
+    from kb.version import __version__, build_sha
+
+    system = {"Darwin": "macos"}.get(platform.system(), platform.system().lower())
+    return f"kb {__version__} ({build_sha()}, {platform.machine()} {system})\n"
+
+
+def _parse(command: Command, args: Sequence[str]) -> Any | Outcome:
+    from cyclopts import App, CycloptsError, MissingArgumentError, Parameter
+
+    app = App(
+        name=f"kb {command.name}", help_flags=[], version_flags=[], result_action="return_value"
+    )
+
+    def capture(value: Any = None) -> Any:
+        # A verb whose every argument is optional gets None when none was given.
+        return command.input_type() if value is None else value
+
+    # Real objects, not strings: cyclopts resolves the annotation to flatten the input class.
+    capture.__annotations__ = {
+        "value": Annotated[command.input_type | None, Parameter(name="*")],
+        "return": Any,
+    }
+    app.default(capture)
+    try:
+        return app(list(args), exit_on_error=False, print_error=False)
+    except MissingArgumentError as e:
+        if command.needs and not [a for a in args if not a.startswith("-")]:
+            return Outcome(stdout=usage_text(), stderr=f"{command.needs}\n\n", code=2)
+        return Outcome(stderr=f"kb {command.name}: {_one_line(e)}\n", code=2)
+    except CycloptsError as e:
+        return Outcome(stderr=f"kb {command.name}: {_one_line(e)}\n", code=2)
+    except (ValueError, TypeError) as e:  # a validator on the input class refused a value
+        return Outcome(stderr=f"kb {command.name}: {e}\n", code=2)
+
+
+def _one_line(error: Exception) -> str:
+    text = " ".join(str(error).split())
+    return text or type(error).__name__
+
+
+def run(argv: Sequence[str]) -> Outcome:
+    args = list(argv)
+    if not args or "-h" in args or "--help" in args:
+        return Outcome(stdout=usage_text())
+    if args[0] == "version" or "--version" in args or "-V" in args:
+        return Outcome(stdout=version_line())
+    command = BY_NAME.get(args[0])
+    if command is None:
+        return Outcome(stdout=usage_text(), stderr=f"kb: unknown command '{args[0]}'\n\n", code=2)
+    parsed = _parse(command, args[1:])
+    if isinstance(parsed, Outcome):
+        return parsed
+    return command.run(parsed)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    outcome = run(sys.argv[1:] if argv is None else argv)
+    try:
+        if outcome.stdout:
+            sys.stdout.write(outcome.stdout)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        pass  # a reader that stopped early (`kb list | head`) is not an error of ours
+    if outcome.stderr:
+        sys.stderr.write(outcome.stderr)
+    return outcome.code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

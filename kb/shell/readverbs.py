@@ -1,0 +1,126 @@
+"""The read-path verbs: route, index, list, fleet. Each takes its typed input and returns
+an Outcome; all the answering is done by the Memory contract and kb.pure renderers."""
+
+from __future__ import annotations
+
+from returns.result import Failure
+
+from kb.io.indexer import IndexFailure, index_bases, index_entries_json
+from kb.io.memory import Answer, Memory, OpenError, RecallLoss
+from kb.pure.jsonout import dumps
+from kb.pure.listing import Facets, checked, row_json, row_line
+from kb.pure.render import RouteView, route_text
+from kb.shell.inputs import FleetInput, IndexInput, ListInput, RouteInput
+from kb.shell.outcome import Outcome
+
+REBUILT_WARNING = (
+    "kb: an index predated the private column (ADR-0034) and was emptied. Run `kb index`.\n"
+)
+
+
+def _paths(paths: tuple[str, ...]) -> list[str]:
+    return list(paths) or ["."]
+
+
+def _warnings(memory: Memory) -> str:
+    out = REBUILT_WARNING if memory.index_was_rebuilt else ""
+    for b in memory.bases:
+        if b.snapshot.alias_problem:
+            out += f"kb: {b.snapshot.alias_problem}\n"
+    return out
+
+
+def route(inp: RouteInput) -> Outcome:
+    try:
+        memory = Memory.open(_paths(inp.paths), all=inp.all)
+    except OpenError as e:
+        out = dumps({"error": str(e), "question": inp.question}) + "\n" if inp.json else ""
+        return Outcome(stdout=out, stderr=f"kb: {e}\n", code=1)
+    with memory:
+        answer = memory.ask(inp.question, inp.top)
+        loss = memory.recall_loss(inp.question, answer.confidence)
+        stderr = _warnings(memory)
+        if loss is not None and loss.error:
+            stderr += f"kb: {loss.error}\n"
+        if inp.json:
+            return Outcome(stdout=_route_json(memory, answer, loss), stderr=stderr)
+        hits = answer.keyword_hits[: inp.top] if not inp.hybrid else ()
+        view = RouteView(
+            question=inp.question,
+            entries=memory.entry_count(),
+            agents=memory.agent_count(),
+            aliases=memory.alias_count(),
+            unreachable=len(memory.unreachable),
+            hybrid=inp.hybrid,
+            keyword_hits=tuple(hits),
+            found=answer.found,
+            shortfall=tuple(memory.shortfall(answer.confidence)),
+            suggestions=loss.looked_like if loss else (),
+        )
+        return Outcome(stdout=route_text(view), stderr=stderr)
+
+
+def _route_json(memory: Memory, answer: Answer, loss: RecallLoss | None) -> str:
+    # cattrs is only worth importing when JSON is asked for: it is off the terminal path.
+    from kb.pure.wire import WireMiss, route_payload, unstructure
+
+    miss = (
+        WireMiss(
+            loss.date, loss.error, loss.log, list(loss.looked_like), loss.question, loss.recorded
+        )
+        if loss
+        else None
+    )
+    payload = route_payload(
+        question=answer.question,
+        confidence=answer.confidence,
+        found=answer.found,
+        agent=answer.agent,
+        keyword_top=answer.keyword_top,
+        entries=memory.entry_count(),
+        agents=memory.agent_count(),
+        aliases=memory.alias_count(),
+        unreachable=memory.unreachable,
+        unindexed=memory.unindexed,
+        index_was_rebuilt=memory.index_was_rebuilt,
+        miss=miss,
+    )
+    return dumps(unstructure(payload)) + "\n"
+
+
+def index(inp: IndexInput) -> Outcome:
+    paths = _paths(inp.paths)
+    try:
+        if inp.json:
+            return Outcome(stdout=index_entries_json(paths, inp.all))
+        return Outcome(stdout=index_bases(paths, inp.all))
+    except IndexFailure as e:
+        return Outcome(stderr=f"kb: {e}\n", code=1)
+
+
+def list_files(inp: ListInput) -> Outcome:
+    facets = checked(Facets(inp.base, inp.folder, inp.kind, inp.stage, inp.provenance))
+    if isinstance(facets, Failure):
+        return Outcome(stderr=f"kb: {facets.failure()}\n", code=2)
+    try:
+        memory = Memory.open(_paths(inp.paths), all=inp.all)
+    except OpenError as e:
+        return Outcome(stderr=f"kb: {e}\n", code=1)
+    with memory:
+        rows = memory.list(facets.unwrap())
+    if inp.json:
+        return Outcome(stdout=dumps([row_json(r) for r in rows]) + "\n")
+    lines = [row_line(r) for r in rows]
+    lines += ["", f"{len(rows)} files"]
+    if not inp.all:
+        lines.append("  the private layer is not listed. --all includes it")
+    return Outcome(stdout="\n".join(lines) + "\n")
+
+
+def fleet(inp: FleetInput) -> Outcome:
+    try:
+        memory = Memory.open(_paths(inp.paths), all=inp.all)
+    except OpenError as e:
+        return Outcome(stderr=f"kb: {e}\n", code=1)
+    with memory:
+        return Outcome(stdout=memory.describe())

@@ -1,0 +1,16 @@
+"""The package version, and the build sha stamped at release time (never asked of git)."""
+
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+
+def build_sha() -> str:
+    """The sha a release build wrote into kb/_build.py from KB_BUILD_SHA, else `unknown`."""
+    try:
+        module = importlib.import_module("kb._build")
+    except ImportError:
+        return "unknown"
+    return str(getattr(module, "BUILD_SHA", "unknown"))

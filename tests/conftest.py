@@ -1,0 +1,90 @@
+"""Shared fixtures: copies of the fleets (tests never write into the source tree or into
+../shared, which CI mounts read-only) and a runner for the real `kb` process."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DEMO = REPO.parent / "shared" / "fixtures" / "ulpia-demo"
+EXAMPLE_FLEET = REPO / "examples" / "fleet"
+GOLDEN = REPO / "tests" / "golden" / "files"
+UPDATE_GOLDEN = os.environ.get("KB_UPDATE_GOLDEN") == "1"
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".kb", "kb-misses.txt*"))
+    for p in dst.rglob("*"):  # a read-only source stays writable in the copy
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    return dst
+
+
+@pytest.fixture
+def demo_fleet(tmp_path: Path) -> Path:
+    if not SHARED_DEMO.is_dir():
+        pytest.skip("../shared/fixtures/ulpia-demo is not present in this checkout")
+    return _copy(SHARED_DEMO, tmp_path / "ulpia-demo")
+
+
+@pytest.fixture
+def example_fleet(tmp_path: Path) -> Path:
+    return _copy(EXAMPLE_FLEET, tmp_path / "fleet")
+
+
+class Result:
+    def __init__(self, proc: subprocess.CompletedProcess[str]) -> None:
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.code = proc.returncode
+
+
+RunKb = Callable[..., Result]
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> RunKb:
+    """Run the real `kb` as a subprocess; the miss log goes to a scratch file by default."""
+
+    def run(
+        args: Sequence[str],
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        stdin: str | None = None,
+    ) -> Result:
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
+        full_env.update(env or {})
+        proc = subprocess.run(
+            [sys.executable, "-m", "kb.shell.main", *args],
+            cwd=cwd or tmp_path,
+            env=full_env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        return Result(proc)
+
+    return run
+
+
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def check_golden(name: str, text: str) -> None:
+    """Compare `text` with tests/golden/files/<name>; KB_UPDATE_GOLDEN=1 rewrites it."""
+    path = GOLDEN / name
+    text = DATE.sub("<DATE>", text)
+    if UPDATE_GOLDEN:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return
+    assert path.exists(), f"no golden file {path}; run with KB_UPDATE_GOLDEN=1 and review the diff"
+    assert text == path.read_text(encoding="utf-8"), f"output differs from golden {name}"
