@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -75,13 +75,14 @@ def kb(tmp_path: Path) -> RunKb:
     return run
 
 
-DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+def _today() -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime())
 
 
 def check_golden(name: str, text: str) -> None:
     """Compare `text` with tests/golden/files/<name>; KB_UPDATE_GOLDEN=1 rewrites it."""
     path = GOLDEN / name
-    text = DATE.sub("<DATE>", text)
+    text = text.replace(_today(), "<DATE>")  # the miss log's date is the only clock output
     if UPDATE_GOLDEN:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

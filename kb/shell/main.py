@@ -40,16 +40,33 @@ def _parse(command: Command, args: Sequence[str]) -> Any | Outcome:
         "return": Any,
     }
     app.default(capture)
+    if command.needs and not _positionals(command, args):
+        return Outcome(stdout=usage_text(), stderr=f"{command.needs}\n\n", code=2)
     try:
         return app(list(args), exit_on_error=False, print_error=False)
-    except MissingArgumentError as e:
-        if command.needs and not [a for a in args if not a.startswith("-")]:
-            return Outcome(stdout=usage_text(), stderr=f"{command.needs}\n\n", code=2)
-        return Outcome(stderr=f"kb {command.name}: {_one_line(e)}\n", code=2)
-    except CycloptsError as e:
+    except (CycloptsError, MissingArgumentError) as e:
         return Outcome(stderr=f"kb {command.name}: {_one_line(e)}\n", code=2)
     except (ValueError, TypeError) as e:  # a validator on the input class refused a value
         return Outcome(stderr=f"kb {command.name}: {e}\n", code=2)
+
+
+def _positionals(command: Command, args: Sequence[str]) -> list[str]:
+    """The arguments that are neither flags nor the value right after a value flag."""
+    import attrs
+
+    value_flags = {
+        f"--{a.name}" for a in attrs.fields(command.input_type) if a.type not in (bool, "bool")
+    }
+    out: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in value_flags:
+            skip = True
+        elif not arg.startswith("-"):
+            out.append(arg)
+    return out
 
 
 def _one_line(error: Exception) -> str:
@@ -57,8 +74,13 @@ def _one_line(error: Exception) -> str:
     return text or type(error).__name__
 
 
+def _clean(arg: str) -> str:
+    """Bytes that are not UTF-8 in an argument become U+FFFD instead of a crash later."""
+    return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def run(argv: Sequence[str]) -> Outcome:
-    args = list(argv)
+    args = [_clean(a) for a in argv]
     if not args or "-h" in args or "--help" in args:
         return Outcome(stdout=usage_text())
     if args[0] == "version" or "--version" in args or "-V" in args:

@@ -1,0 +1,35 @@
+"""`kb route` and `kb boot` run on every prompt: their imports stay lean."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = ("mcp", "starlette", "uvicorn", "rich", "anyio", "pydantic")
+
+PROBE = """
+import sys
+from kb.shell.main import run
+out = run(sys.argv[1:])
+assert out.code == 0, out.stderr
+heavy = sorted({m.split('.')[0] for m in sys.modules} & set(%r))
+print(','.join(heavy))
+"""
+
+
+def _heavy_modules(args: list[str], cwd: Path) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE % (HEAVY,), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return proc.stdout.strip()
+
+
+def test_route_imports_nothing_heavy(example_fleet: Path) -> None:
+    assert _heavy_modules(["route", "backup restore"], example_fleet) == ""
+    assert _heavy_modules(["route", "backup restore", "--json"], example_fleet) == ""
+    assert _heavy_modules(["route", "nothing like this", "--hybrid"], example_fleet) == ""

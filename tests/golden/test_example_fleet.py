@@ -1,0 +1,112 @@
+"""Golden files for every read-path CLI output on the project's own example fleet.
+
+Regenerate only on purpose: KB_UPDATE_GOLDEN=1 python -m pytest tests/golden, then review
+the diff like any other change.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import RunKb, check_golden
+from tests.golden.test_conformance import gold_rows
+
+CASES: list[tuple[str, list[str]]] = [
+    ("route-hit.txt", ["route", "how often should I run a backup restore test"]),
+    ("route-guess.txt", ["route", "restore"]),
+    ("route-refusal.txt", ["route", "how far away is the andromeda galaxy"]),
+    ("route-suggestions.txt", ["route", "kubernets crashloop"]),
+    ("route-hybrid.txt", ["route", "o certificado tls do staging expirou", "--hybrid"]),
+    ("route-hybrid-refusal.txt", ["route", "quantas luas tem jupiter", "--hybrid"]),
+    ("route-top2.txt", ["route", "restore backup kubernetes grafana", "--top", "2"]),
+    ("route-hit.json", ["route", "how often should I run a backup restore test", "--json"]),
+    ("route-refusal.json", ["route", "how far away is the andromeda galaxy", "--json"]),
+    ("route-short-memory.json", ["route", "o certificado tls do staging expirou", "--json"]),
+    ("route-private-hidden.json", ["route", "quillfeather contract", "--json"]),
+    ("route-private-all.json", ["route", "quillfeather contract", "--json", "--all"]),
+    ("list.txt", ["list"]),
+    ("list-all.txt", ["list", "--all"]),
+    ("list.json", ["list", "--json"]),
+    ("list-kind-tools.txt", ["list", "--kind", "tools"]),
+    ("list-folder-stage.txt", ["list", "--folder", "knowledge", "--stage", "Distilled"]),
+    ("list-base.txt", ["list", "--base", "clara", "--provenance", "external"]),
+    ("fleet.txt", ["fleet"]),
+    ("index-json.txt", ["index", "--json"]),
+    ("index-json-all.txt", ["index", "--json", "--all"]),
+]
+
+
+@pytest.mark.parametrize(("name", "args"), CASES, ids=[c[0] for c in CASES])
+def test_cli_output(example_fleet: Path, kb: RunKb, name: str, args: list[str]) -> None:
+    assert kb(["index"], cwd=example_fleet).code == 0
+    out = kb(args, cwd=example_fleet)
+    assert out.code == 0, out.stderr
+    check_golden(f"example/{name}", out.stdout)
+
+
+def test_index_cold_then_warm(example_fleet: Path, kb: RunKb) -> None:
+    cold = kb(["index"], cwd=example_fleet)
+    assert cold.code == 0
+    check_golden("example/index-cold.txt", cold.stdout)
+    warm = kb(["index"], cwd=example_fleet)
+    check_golden("example/index-warm.txt", warm.stdout)
+    per_base = [line for line in warm.stdout.splitlines() if "reindexed" in line]
+    assert per_base and all(" 0 reindexed" in line for line in per_base)
+
+
+def test_index_all_includes_private(example_fleet: Path, kb: RunKb) -> None:
+    out = kb(["index", "--all"], cwd=example_fleet)
+    check_golden("example/index-all.txt", out.stdout)
+
+
+def test_usage_and_errors(example_fleet: Path, kb: RunKb) -> None:
+    usage = kb([], cwd=example_fleet)
+    assert usage.code == 0
+    check_golden("example/usage.txt", usage.stdout)
+    assert kb(["--help"]).stdout == usage.stdout
+    assert kb(["route", "x", "-h"]).stdout == usage.stdout
+    unknown = kb(["frobnicate"])
+    assert unknown.code == 2
+    assert unknown.stderr == "kb: unknown command 'frobnicate'\n\n"
+    assert unknown.stdout == usage.stdout
+    missing = kb(["route"])
+    assert missing.code == 2
+    assert missing.stderr == "kb: route needs a question\n\n"
+    bad_facet = kb(["list", "--kind", "memories"], cwd=example_fleet)
+    assert bad_facet.code == 2
+    assert bad_facet.stderr == (
+        "kb: --kind memories is not a value this facet has. Legal: memory, skills, tools\n"
+    )
+    for flag, value, legal in [
+        ("--stage", "final", "raw, captured, distilled, derived"),
+        ("--provenance", "robot", "human, agent, external"),
+    ]:
+        out = kb(["list", flag, value], cwd=example_fleet)
+        assert out.code == 2
+        assert out.stderr == f"kb: {flag} {value} is not a value this facet has. Legal: {legal}\n"
+
+
+def test_version_line(kb: RunKb) -> None:
+    for args in (["--version"], ["-V"], ["version"], ["route", "q", "--version"]):
+        out = kb(args)
+        assert out.code == 0
+        assert out.stdout.startswith("kb 0.1.0 (")
+        assert out.stdout.count("\n") == 1
+
+
+def test_example_gold_file(example_fleet: Path, kb: RunKb) -> None:
+    """The example fleet's own answer key holds: every gold file top-1 with a hit and its
+    agent, every must-refuse question refused."""
+    kb(["index"], cwd=example_fleet)
+    rows = gold_rows(example_fleet)
+    assert len(rows) >= 13
+    for question, target in rows:
+        payload = json.loads(kb(["route", question, "--json"], cwd=example_fleet).stdout)
+        if target == "-":
+            assert payload["verdict"] == "nothing", question
+        else:
+            assert (payload["keyword_top"], payload["verdict"]) == (target, "hit"), question
+            assert payload["agent"]["name"] == target.split("/")[0], question
