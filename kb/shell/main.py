@@ -27,7 +27,11 @@ def _parse(command: Command, args: Sequence[str]) -> Any | Outcome:
     from cyclopts import App, CycloptsError, MissingArgumentError, Parameter
 
     app = App(
-        name=f"kb {command.name}", help_flags=[], version_flags=[], result_action="return_value"
+        name=f"kb {command.name}",
+        help_flags=[],
+        version_flags=[],
+        result_action="return_value",
+        default_parameter=Parameter(negative=()),
     )
 
     def capture(value: Any = None) -> Any:
@@ -88,7 +92,13 @@ def run(argv: Sequence[str]) -> Outcome:
     command = BY_NAME.get(args[0])
     if command is None:
         return Outcome(stdout=usage_text(), stderr=f"kb: unknown command '{args[0]}'\n\n", code=2)
-    parsed = _parse(command, args[1:])
+    parsed = None
+    if command.hot:
+        from kb.shell.fastargs import fast_parse
+
+        parsed = fast_parse(command.input_type, args[1:])
+    if parsed is None:
+        parsed = _parse(command, args[1:])
     if isinstance(parsed, Outcome):
         return parsed
     return command.run(parsed)

@@ -3,9 +3,6 @@ an Outcome; all the answering is done by the Memory contract and kb.pure rendere
 
 from __future__ import annotations
 
-from returns.result import Failure
-
-from kb.io.indexer import IndexFailure, index_bases, index_entries_json
 from kb.io.memory import Answer, Memory, OpenError, RecallLoss
 from kb.pure.jsonout import dumps
 from kb.pure.listing import Facets, checked, row_json, row_line
@@ -89,6 +86,8 @@ def _route_json(memory: Memory, answer: Answer, loss: RecallLoss | None) -> str:
 
 
 def index(inp: IndexInput) -> Outcome:
+    from kb.io.indexer import IndexFailure, index_bases, index_entries_json
+
     paths = _paths(inp.paths)
     try:
         if inp.json:
@@ -99,6 +98,8 @@ def index(inp: IndexInput) -> Outcome:
 
 
 def list_files(inp: ListInput) -> Outcome:
+    from returns.result import Failure
+
     facets = checked(Facets(inp.base, inp.folder, inp.kind, inp.stage, inp.provenance))
     if isinstance(facets, Failure):
         return Outcome(stderr=f"kb: {facets.failure()}\n", code=2)

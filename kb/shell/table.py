@@ -26,6 +26,7 @@ class Command:
     run_ref: str  # "module:function"
     needs: str | None = None  # stderr line when the first required positional is missing
     summary: str = ""
+    hot: bool = False  # runs on every prompt: parsed by kb.shell.fastargs when well-formed
 
     def run(self, value: Any) -> Outcome:
         module_name, _, func_name = self.run_ref.partition(":")
@@ -58,6 +59,7 @@ COMMANDS: tuple[Command, ...] = (
         "kb.shell.readverbs:route",
         needs="kb: route needs a question",
         summary="Rank the files that answer a question, with an honest verdict.",
+        hot=True,
     ),
     Command(
         "fleet",

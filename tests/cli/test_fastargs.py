@@ -1,0 +1,65 @@
+"""The hot verbs' small parser and cyclopts must read every command line the same way."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kb.shell.fastargs import fast_parse
+from kb.shell.inputs import ListInput, RouteInput
+from kb.shell.main import _parse
+from kb.shell.outcome import Outcome
+from kb.shell.table import BY_NAME
+
+word = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=12
+).filter(lambda s: not s.startswith("-") and s.strip() == s and s != "")
+
+flag_tokens = st.lists(
+    st.one_of(
+        st.sampled_from([["--json"], ["--all"], ["--hybrid"]]),
+        st.integers(min_value=0, max_value=500).map(lambda n: ["--top", str(n)]),
+    ),
+    max_size=4,
+    unique_by=lambda t: t[0],
+)
+
+
+@st.composite
+def route_argv(draw: st.DrawFn) -> list[str]:
+    positionals = [draw(word), *draw(st.lists(word, max_size=3))]
+    flags = draw(flag_tokens)
+    tokens: list[list[str]] = [[p] for p in positionals]
+    for flag in flags:  # flags may sit anywhere after the question
+        tokens.insert(draw(st.integers(min_value=1, max_value=len(tokens))), flag)
+    return [t for group in tokens for t in group]
+
+
+@settings(max_examples=150, deadline=None)
+@given(route_argv())
+def test_fast_parser_agrees_with_cyclopts_on_well_formed_route(argv: list[str]) -> None:
+    fast = fast_parse(RouteInput, argv)
+    slow = _parse(BY_NAME["route"], argv)
+    assert not isinstance(slow, Outcome), slow
+    assert fast == slow
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(word, st.sampled_from(["--top", "--json", "-x", "--top=3", "--kind"])), max_size=6
+    )
+)
+def test_fast_parser_never_disagrees_it_only_declines(argv: list[str]) -> None:
+    fast = fast_parse(RouteInput, argv)
+    if fast is not None:
+        assert fast == _parse(BY_NAME["route"], argv)
+
+
+def test_declines_what_it_does_not_handle() -> None:
+    assert fast_parse(RouteInput, []) is None
+    assert fast_parse(RouteInput, ["q", "--top", "abc"]) is None
+    assert fast_parse(RouteInput, ["q", "--top=3"]) is None
+    assert fast_parse(RouteInput, ["q", "--json", "--json"]) is None
+    assert fast_parse(RouteInput, ["q", "--nope"]) is None
+    assert fast_parse(ListInput, ["a", "--kind", "tools"]) == ListInput(paths=("a",), kind="tools")
