@@ -107,3 +107,10 @@ def make_entry(base: str, rel: str, parsed: Parsed) -> Entry:
         keywords=parsed.keys,
         summary=parsed.purpose,
     )
+
+
+def dead_keys(keys: tuple[str, ...] | list[str]) -> list[str]:
+    """Keys no question can reach: written as several words, reduced by stopwords to one
+    word or none, so they land in neither the keyword bag nor the phrase list (W07, and
+    what `kb write` drops). `nao contestar` indexes as `contestar`, its own opposite."""
+    return [k for k in keys if len(k.split()) > 1 and len(normalise(k)) <= 1]
