@@ -1,0 +1,44 @@
+"""House style shared by `kb check` (W03) and `kb write` (which refuses what W03 would find).
+
+Rules of this module:
+- The first em dash (U+2014) or en dash (U+2013) on a line is one finding for that line.
+- A bibliography line (`- [src:KEY] ...` or `* [src:KEY] ...`) is exempt: it reproduces a
+  record, and the record's title may carry a dash of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from kb.pure.header import lines_of
+
+Dash = Literal["em", "en"]
+EM_DASH = "\u2014"
+EN_DASH = "\u2013"
+
+
+def bibliography_entry(line: str) -> tuple[str, str] | None:
+    """(key, rendering) when `line` is a bibliography line, else None."""
+    body = line.lstrip()
+    if not (body.startswith("- ") or body.startswith("* ")):
+        return None
+    rest = body[2:]
+    if not rest.startswith("[src:"):
+        return None
+    key, close, rendering = rest[len("[src:") :].partition("]")
+    if not close:
+        return None
+    return key, rendering.strip()
+
+
+def dash_findings(text: str) -> list[tuple[int, Dash]]:
+    """(1-based line, which dash) for every non-bibliography line carrying a dash."""
+    out: list[tuple[int, Dash]] = []
+    for n, line in enumerate(lines_of(text), 1):
+        if bibliography_entry(line) is not None:
+            continue
+        positions = [(line.find(ch), kind) for ch, kind in ((EM_DASH, "em"), (EN_DASH, "en"))]
+        found = [(pos, kind) for pos, kind in positions if pos >= 0]
+        if found:
+            out.append((n, min(found)[1]))
+    return out
