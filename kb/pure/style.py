@@ -37,8 +37,9 @@ def dash_findings(text: str) -> list[tuple[int, Dash]]:
     for n, line in enumerate(lines_of(text), 1):
         if bibliography_entry(line) is not None:
             continue
-        positions = [(line.find(ch), kind) for ch, kind in ((EM_DASH, "em"), (EN_DASH, "en"))]
-        found = [(pos, kind) for pos, kind in positions if pos >= 0]
-        if found:
-            out.append((n, min(found)[1]))
+        em, en = line.find(EM_DASH), line.find(EN_DASH)
+        if em >= 0 and (en < 0 or em < en):
+            out.append((n, "em"))
+        elif en >= 0:
+            out.append((n, "en"))
     return out
