@@ -50,3 +50,9 @@ class ListInput:
 class FleetInput:
     paths: tuple[str, ...] = ()
     all: bool = False
+
+
+@frozen
+class CommitInput:
+    paths: tuple[str, ...] = ()
+    message: str | None = None

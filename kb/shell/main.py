@@ -92,13 +92,14 @@ def run(argv: Sequence[str]) -> Outcome:
     command = BY_NAME.get(args[0])
     if command is None:
         return Outcome(stdout=usage_text(), stderr=f"kb: unknown command '{args[0]}'\n\n", code=2)
+    rest = [dict(command.aliases).get(a, a) for a in args[1:]]
     parsed = None
     if command.hot:
         from kb.shell.fastargs import fast_parse
 
-        parsed = fast_parse(command.input_type, args[1:])
+        parsed = fast_parse(command.input_type, rest)
     if parsed is None:
-        parsed = _parse(command, args[1:])
+        parsed = _parse(command, rest)
     if isinstance(parsed, Outcome):
         return parsed
     return command.run(parsed)

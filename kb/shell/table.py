@@ -27,6 +27,8 @@ class Command:
     needs: str | None = None  # stderr line when the first required positional is missing
     summary: str = ""
     hot: bool = False  # runs on every prompt: parsed by kb.shell.fastargs when well-formed
+    # Short spellings the usage line promises (`-m`), rewritten to the field's flag first.
+    aliases: tuple[tuple[str, str], ...] = ()
 
     def run(self, value: Any) -> Outcome:
         module_name, _, func_name = self.run_ref.partition(":")
@@ -67,6 +69,17 @@ COMMANDS: tuple[Command, ...] = (
         inputs.FleetInput,
         "kb.shell.readverbs:fleet",
         summary="Name the fleet and its agents, from the manifests, never the index.",
+    ),
+)
+
+COMMANDS += (
+    Command(
+        "commit",
+        ("kb commit <path>... -m <message>",),
+        inputs.CommitInput,
+        "kb.shell.commitverb:commit",
+        summary="Commit exactly the named paths through git, and show what stayed dirty.",
+        aliases=(("-m", "--message"),),
     ),
 )
 

@@ -1,0 +1,112 @@
+"""`kb commit` through the real git binary: commit exactly the named paths, then prove it.
+
+Every git call runs with KB_COMMIT=1 (a fleet's pre-commit hook may refuse raw commits
+without it). A failure that mentions index.lock is another git process mid-commit, so it
+is retried with backoff for about three seconds before giving up.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from kb.pure.commitplan import dirty_paths, left_alone, report, unasked
+
+LOCK_BACKOFF_MS = (100, 200, 400, 800, 1600, 1600)  # ~3.1 s: longer than a commit takes
+
+
+class CommitError(Exception):
+    pass
+
+
+def _git(repo: str, *args: str) -> str:
+    env = {**os.environ, "KB_COMMIT": "1"}
+    for delay in (*LOCK_BACKOFF_MS, None):
+        proc = subprocess.run(
+            ["git", "-C", repo, *args], capture_output=True, text=True, env=env, check=False
+        )
+        if proc.returncode == 0:
+            return proc.stdout
+        if "index.lock" in proc.stderr and delay is not None:
+            time.sleep(delay / 1000)
+            continue
+        if "index.lock" in proc.stderr:
+            raise CommitError(
+                "another git process held the index for longer than the retry window. It is "
+                "probably another session committing right now: try again"
+            )
+        raise CommitError(f"git refused: {proc.stderr.strip()}")
+    raise AssertionError("unreachable")
+
+
+def _repo_of(path: str) -> str:
+    p = Path(path)
+    start = p if p.is_dir() else p.parent
+    while str(start) not in ("", ".") and not start.exists():
+        start = start.parent
+    directory = str(start) or "."
+    try:
+        return _git(directory, "rev-parse", "--show-toplevel").strip()
+    except (CommitError, OSError) as e:
+        raise CommitError(f"{path} is not inside a git repository") from e
+
+
+def _relative(path: str, repo: str) -> str:
+    p = Path(path)
+    try:
+        full = p.resolve(strict=True)
+    except OSError:
+        try:
+            full = p.parent.resolve(strict=True) / p.name
+        except OSError:
+            return path.replace("\\", "/")
+    try:
+        return full.relative_to(Path(repo).resolve()).as_posix()
+    except ValueError:
+        return path.replace("\\", "/")
+
+
+NOTHING = "none of those paths has changes. Nothing was committed"
+
+
+def commit(paths: Sequence[str], message: str | None) -> str:
+    if not paths:
+        raise CommitError(
+            "commit needs the paths it should commit. There is deliberately no flag that "
+            "means everything: another session's work is usually in this tree"
+        )
+    if message is None or not message.strip():
+        raise CommitError("commit needs a message, with -m")
+    repos = [_repo_of(p) for p in paths]
+    for other in repos[1:]:
+        if other != repos[0]:
+            raise CommitError(
+                f"those paths are in two different repositories, {repos[0]} and {other}. "
+                "Commit them separately, so each message describes one repository's change"
+            )
+    repo = repos[0]
+    rels = [_relative(p, repo) for p in paths]
+    before = dirty_paths(_git(repo, "status", "--porcelain", "-z"))
+    if not before:
+        raise CommitError(NOTHING)
+    _git(repo, "add", "--", *rels)
+    if not _git(repo, "diff", "--cached", "--name-only", "--", *rels).strip():
+        raise CommitError(NOTHING)
+    _git(repo, "commit", "-q", "-m", message, "--", *rels)
+    sha = _git(repo, "rev-parse", "--short", "HEAD").strip()
+    landed = [
+        line.strip() for line in _git(repo, "show", "--pretty=", "--name-only", "HEAD").splitlines()
+    ]
+    landed = [f for f in landed if f]
+    extra = unasked(landed, rels)
+    if extra:
+        raise CommitError(
+            f"the commit landed but it contains {len(extra)} path(s) that were not asked for: "
+            f"{', '.join(extra)}. Another session's work was swept in. This is not repaired "
+            "automatically because undoing it rewrites history"
+        )
+    after = dirty_paths(_git(repo, "status", "--porcelain", "-z"))
+    return report(sha, landed, left_alone(before, after))

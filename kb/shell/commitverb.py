@@ -1,0 +1,15 @@
+"""`kb commit`: the verb's run function over kb.io.git."""
+
+from __future__ import annotations
+
+from kb.io.git import CommitError
+from kb.io.git import commit as git_commit
+from kb.shell.inputs import CommitInput
+from kb.shell.outcome import Outcome
+
+
+def commit(inp: CommitInput) -> Outcome:
+    try:
+        return Outcome(stdout=git_commit(list(inp.paths), inp.message))
+    except CommitError as e:
+        return Outcome(stderr=f"kb: {e}\n", code=1)
