@@ -12,6 +12,12 @@ def write_atomic(path: Path, text: str) -> None:
     """Write to a temp file in the same folder, fsync it, then rename it over `path`."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes 0600 files; keep the mode the file had, or an ordinary 0644.
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o644
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             fh.flush()

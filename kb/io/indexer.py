@@ -7,6 +7,7 @@ re-index of an unchanged fleet is a stat pass plus two SELECTs per base.
 
 from __future__ import annotations
 
+from kb.io.sources import source_rows
 from kb.io.store import Store, StoreError, read_header
 from kb.io.walk import WalkError, discover, expand_roots
 from kb.pure.render import BaseIndexLine, index_json, index_text
@@ -30,11 +31,12 @@ def index_bases(paths: list[str], include_private: bool) -> str:
         try:
             store = Store.open(snap.root)
         except StoreError as e:
-            raise IndexFailure(str(e).replace("the index at ", "", 1)) from e
+            raise IndexFailure(f"cannot open {e.path}: {e.reason}") from e
         try:
             headers = store.headers(snap)
             try:
-                report = store.sync(snap, headers)
+                rows = source_rows(snap.name, snap.root, snap.private, include_private)
+                report = store.sync(snap, headers, sources=rows)
             except Exception as e:  # any sqlite or disk failure, named with its base
                 raise IndexFailure(f"indexing {snap.name} failed: {e}") from e
         finally:

@@ -26,6 +26,7 @@ from kb.pure.header import field_folded
 from kb.pure.keyword import KeywordHit, KeywordIndex
 from kb.pure.listing import Facets, Row, matches
 from kb.pure.paths import folder_of, kind_of, layer_of
+from kb.pure.remember import EVIDENCE_WIDTH, Remembered, propose
 from kb.pure.shortfall import shortfall
 from kb.pure.suggest import SUGGEST_LIMIT, suggest
 from kb.pure.verdict import Confidence, confidence_of
@@ -54,6 +55,9 @@ class Answer:
     agent: AgentChoice | None
     keyword_top: str | None
     keyword_hits: tuple[KeywordHit, ...]
+    # (base, path) of served files whose text differs from what the index holds (or that
+    # were never indexed): their passages may be stale, so every surface says so.
+    changed: frozenset[tuple[str, str]] = frozenset()
 
 
 @frozen
@@ -95,13 +99,18 @@ class Memory:
             pair for b in self.bases for pair in b.snapshot.aliases
         )
         entries: list[Entry] = []
+        self._changed: set[tuple[str, str]] = set()
         self.unreachable: list[str] = []
         self.unreadable: list[tuple[str, str]] = []
         self.unindexed: list[str] = []
         for b, store in zip(self.bases, self._stores, strict=True):
             snap = b.snapshot
-            indexed = store.indexed_paths()
+            indexed = store.indexed_hashes()
             for h in b.headers:
+                # Freshness: the header cache hashes what is on disk now; the files table
+                # what the text index was built from. Different means stale passages.
+                if indexed.get(h.rel) != h.hash:
+                    self._changed.add((snap.name, h.rel))
                 if h.bucket == "entry":
                     parsed = Parsed("entry", h.title, h.keys, h.purpose)
                     entries.append(make_entry(snap.name, h.rel, parsed))
@@ -111,6 +120,7 @@ class Memory:
                     self.unreadable.append((f"{snap.name}/{h.rel}", h.purpose))
                 if h.rel != snap.map_rel and h.rel not in indexed and h.bucket != "unreadable":
                     self.unindexed.append(f"{snap.name}/{h.rel}")
+        self._in_scope = tuple(frozenset(h.rel for h in b.headers) for b in self.bases)
         self.entries = tuple(entries)
         self.keywords = KeywordIndex([prepare(e) for e in self.entries])
 
@@ -176,7 +186,12 @@ class Memory:
         return [h for h in self.keywords.rank(self.terms(question), top) if h.entry.rel]
 
     def search_text(self, terms: Sequence[str], limit: int) -> list[TextHit]:
-        per_base = [s.search(terms, limit, self.include_private) for s in self._stores]
+        # The index's own private column can be stale (a folder declared private after it
+        # was indexed), so every hit must also be a file this open found in scope.
+        per_base = [
+            [h for h in store.search(terms, limit, self.include_private) if h.path in scope]
+            for store, scope in zip(self._stores, self._in_scope, strict=True)
+        ]
         return merge_round_robin(per_base, limit)
 
     def ask(self, question: str, top: int = DEFAULT_TOP) -> Answer:
@@ -186,18 +201,29 @@ class Memory:
         confidence = confidence_of(keyword, {(t.base, t.path) for t in text}, self.entry_count())
         agent = choose_agent_by_keyword(keyword, self.routable_agents())
         first = keyword[0].entry if keyword else None
+        found = tuple(fuse(keyword, text, top))
         return Answer(
             question=question,
             terms=tuple(terms),
-            found=tuple(fuse(keyword, text, top)),
+            found=found,
             confidence=confidence,
             agent=agent,
             keyword_top=f"{first.base}/{first.rel}" if first else None,
             keyword_hits=tuple(keyword),
+            changed=frozenset((f.base, f.path) for f in found if self.changed_since_indexed(f)),
         )
+
+    def changed_since_indexed(self, found: Found) -> bool:
+        return (found.base, found.path) in self._changed
 
     def retrieve(self, question: str, top: int = DEFAULT_TOP) -> list[Found]:
         return list(self.ask(question, top).found)
+
+    def remember(self, claim: str) -> Remembered:
+        """Propose ADD, UPDATE or NOOP for a claim by its overlap with stored chunks.
+        Writes nothing."""
+        terms = self.terms(claim)
+        return propose(claim, terms, self.search_text(terms, EVIDENCE_WIDTH))
 
     def floor(self) -> float:
         return confidence_of([], set(), self.entry_count()).floor
@@ -230,6 +256,8 @@ class Memory:
         rows: list[Row] = []
         for b in self.bases:
             for h in b.headers:
+                if h.bucket == "unreadable":  # not text: discovery skips it on every surface
+                    continue
                 row = Row(
                     base=b.snapshot.name,
                     path=h.rel,

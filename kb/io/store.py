@@ -25,12 +25,12 @@ from attrs import frozen
 
 from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.chunking import chunk
-from kb.pure.entries import Bucket, parse_note
+from kb.pure.entries import Bucket, bucket_of, parse_note
 from kb.pure.fusion import TextHit
 from kb.pure.header import field_exact, front_matter
 
 # Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 1
+HEADER_CACHE_VERSION = 2
 BUSY_TIMEOUT_MS = 5000
 PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
 SNIPPET_TOKENS = 14
@@ -70,7 +70,12 @@ LIMIT ?
 
 
 class StoreError(Exception):
-    pass
+    """The index could not be opened. `path` and `reason` let each verb word it its way."""
+
+    def __init__(self, message: str, path: Path | None = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+        self.reason = reason
 
 
 @frozen
@@ -138,9 +143,11 @@ class Store:
                 raise StoreError(
                     f"cannot open the index at {path}: nothing has been indexed here yet. Run "
                     "`kb index` on the base, and make sure the .kb/ directory it writes reaches "
-                    f"the machine that answers the question. ({e})"
+                    f"the machine that answers the question. ({e})",
+                    path,
+                    str(e),
                 ) from e
-            raise StoreError(f"cannot open the index at {path}: {e}") from e
+            raise StoreError(f"cannot open the index at {path}: {e}", path, str(e)) from e
         return cls(conn, path, rebuilt)
 
     @staticmethod
@@ -181,6 +188,8 @@ class Store:
             row = cached.get(f.rel)
             if row is not None and row[0] == f.size and row[1] == f.mtime_ns:
                 _, _, h, bucket, title, keys, purpose, front = row
+                if bucket != "unreadable":  # the map may have changed since: ask again
+                    bucket = bucket_of(base.map_rel, f.rel, keys != "[]")
                 out.append(
                     FileHeader(
                         f.rel,
@@ -228,21 +237,25 @@ class Store:
     # -- the text index --------------------------------------------------------------
 
     def indexed_paths(self) -> set[str]:
-        return {row[0] for row in self.conn.execute("SELECT path FROM files")}
+        return set(self.indexed_hashes())
+
+    def indexed_hashes(self) -> dict[str, str]:
+        """path -> the content hash the text index was built from."""
+        return dict(self.conn.execute("SELECT path, hash FROM files").fetchall())
 
     def sync(
         self,
         base: BaseSnapshot,
         headers: Sequence[FileHeader],
-        sources: Iterable[tuple[str, ...]] = (),
+        sources: Iterable[tuple[str | None, ...]] = (),
     ) -> SyncReport:
         self._df_cache.clear()
         self._chunk_count = None
-        known = dict(
-            self.conn.execute(
-                "SELECT path, hash FROM files WHERE base = ?", (base.name,)
-            ).fetchall()
-        )
+        rows = self.conn.execute(
+            "SELECT path, hash, private FROM files WHERE base = ?", (base.name,)
+        ).fetchall()
+        known = {path: h for path, h, _ in rows}
+        private_flag = {path: bool(p) for path, _, p in rows}
         unchanged = reindexed = chunks_written = 0
         seen: set[str] = set()
         try:
@@ -253,6 +266,13 @@ class Store:
                 seen.add(h.rel)
                 if known.get(h.rel) == h.hash:
                     unchanged += 1
+                    if private_flag.get(h.rel) != h.private:
+                        # Privacy is declared in agent.txt, not in the note: a note that
+                        # became private without changing must not keep serving as public.
+                        self.conn.execute(
+                            "UPDATE files SET private = ? WHERE base = ? AND path = ?",
+                            (int(h.private), base.name, h.rel),
+                        )
                     continue
                 text = _read(base.root / h.rel)
                 if text is None:

@@ -68,15 +68,22 @@ class Parsed:
     purpose: str
 
 
-def parse_note(map_rel: str | None, rel: str, text: str) -> Parsed:
-    title = first_heading(text)
+def bucket_of(map_rel: str | None, rel: str, has_keys: bool) -> Bucket:
+    """Which bucket a file lands in. It depends on which file is the base's map, so a cache
+    keeps the keys and asks this again on every open (adding MAP.md demotes INDEX.md)."""
     if is_orientation(map_rel, rel):
-        return Parsed("exempt", title, (), "")
+        return "exempt"
+    if has_keys:
+        return "entry"
+    return "exempt" if is_exempt(map_rel, rel) else "unreachable"
+
+
+def parse_note(map_rel: str | None, rel: str, text: str) -> Parsed:
     header: Header = header_of(text)
-    if not header.keys:
-        bucket: Bucket = "exempt" if is_exempt(map_rel, rel) else "unreachable"
-        return Parsed(bucket, title, (), header.purpose)
-    return Parsed("entry", title, header.keys, header.purpose)
+    return Parsed(
+        bucket_of(map_rel, rel, bool(header.keys)), first_heading(text), header.keys,
+        header.purpose,
+    )
 
 
 def prepare(entry: Entry) -> Prepared:

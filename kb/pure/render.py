@@ -15,6 +15,7 @@ from kb.pure.keyword import KeywordHit
 from kb.pure.shortfall import wrap
 
 PATHS_SHOWN = 8
+CHANGED_LABEL = "[changed since kb index: passages may be stale]"
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -80,14 +81,14 @@ class RouteView:
     found: tuple[Found, ...]
     shortfall: tuple[str, ...]
     suggestions: tuple[str, ...]
+    changed: frozenset[tuple[str, str]] = frozenset()
 
 
 def route_text(v: RouteView) -> str:
     lines = [
         f"question: {v.question}",
-        f"indexed:  {v.entries} {_plural(v.entries, 'entry', 'entries')} across "
-        f"{v.agents} {_plural(v.agents, 'agent', 'agents')}, "
-        f"{v.aliases} {_plural(v.aliases, 'alias', 'aliases')}",
+        # Fixed plural words: the line is parsed by scripts, and the original never inflects it.
+        f"indexed:  {v.entries} entries across {v.agents} agents, {v.aliases} aliases",
         "",
     ]
     if not v.hybrid:
@@ -126,6 +127,8 @@ def route_text(v: RouteView) -> str:
         ]
     for f in v.found:
         label = "  [short memory]" if f.layer == "short" else ""
+        if (f.base, f.path) in v.changed:
+            label += f"  {CHANGED_LABEL}"
         lines.append(f"  {f.score:>5.3f}  {f.base:<8} {f.path:<44} {' + '.join(f.why)}{label}")
         if f.passages:
             first = f.passages[0]

@@ -41,6 +41,7 @@ class WireResult:
     path: str
     purpose: str
     score: float
+    stale: bool  # the file changed on disk since it was indexed: passages may be out of date
     title: str
     why: list[str]
 
@@ -117,7 +118,7 @@ class RoutePayload:
     verdict: str
 
 
-def wire_result(f: Found) -> WireResult:
+def wire_result(f: Found, stale: bool = False) -> WireResult:
     return WireResult(
         base=f.base,
         keyword_score=round6(f.keyword_score),
@@ -130,6 +131,7 @@ def wire_result(f: Found) -> WireResult:
         path=f.path,
         purpose=f.purpose,
         score=round6(f.score),
+        stale=stale,
         title=f.title,
         why=list(f.why),
     )
@@ -162,6 +164,7 @@ def route_payload(
     unindexed: Sequence[str],
     index_was_rebuilt: bool,
     miss: WireMiss | None,
+    changed: frozenset[tuple[str, str]] = frozenset(),
 ) -> RoutePayload:
     nothing = confidence.verdict == "nothing"
     return RoutePayload(
@@ -179,7 +182,7 @@ def route_payload(
         keyword_top=keyword_top,
         miss=miss,
         question=question,
-        results=[wire_result(f) for f in found],
+        results=[wire_result(f, (f.base, f.path) in changed) for f in found],
         skipped=[],
         suggestions=list(miss.looked_like) if miss else [],
         unreachable=WireUnreachable(

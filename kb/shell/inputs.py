@@ -56,3 +56,105 @@ class FleetInput:
 class CommitInput:
     paths: tuple[str, ...] = ()
     message: str | None = None
+
+
+@frozen
+class RememberInput:
+    claim: str
+    paths: tuple[str, ...] = ()
+    all: bool = False
+    json: bool = False
+
+
+@frozen
+class ServeInput:
+    paths: tuple[str, ...] = ()
+    top: int = field(default=5, validator=_non_negative)
+    all: bool = False
+
+
+@frozen
+class SourceInput:
+    """`kb source add [path] --type T ...`: `action` is the word after `source` (only `add`).
+
+    Every flag is keyword-only, so a stray positional is refused instead of landing in a
+    field (`kb source add base extra` would otherwise set the type to `extra`).
+    """
+
+    action: str
+    path: str = "."
+    type: str | None = field(default=None, kw_only=True)
+    title: str | None = field(default=None, kw_only=True)
+    retrieved_on: str | None = field(default=None, kw_only=True)
+    retrieval_status: str | None = field(default=None, kw_only=True)
+    author: tuple[str, ...] = field(default=(), kw_only=True)
+    year: str | None = field(default=None, kw_only=True)
+    container: str | None = field(default=None, kw_only=True)
+    volume: str | None = field(default=None, kw_only=True)
+    pages: str | None = field(default=None, kw_only=True)
+    publisher: str | None = field(default=None, kw_only=True)
+    url: str | None = field(default=None, kw_only=True)
+    doi: str | None = field(default=None, kw_only=True)
+    isbn: str | None = field(default=None, kw_only=True)
+    lang: str | None = field(default=None, kw_only=True)
+    replaces: str | None = field(default=None, kw_only=True)
+    note: str | None = field(default=None, kw_only=True)
+
+
+@frozen
+class SourcesInput:
+    paths: tuple[str, ...] = ()
+    json: bool = False
+    all: bool = False
+
+
+@frozen
+class CheckInput:
+    paths: tuple[str, ...] = ()
+    strict: bool = False
+    all: bool = False
+
+
+@frozen
+class InitInput:
+    # `kb init <name> [fleet-root]` and `kb init --person [fleet-root]`: the positionals mean
+    # different things with and without --person, so the run function interprets them (with
+    # --person, `name` holds the fleet root). `paths` takes the fleet root after a name.
+    name: str | None = None
+    paths: tuple[str, ...] = ()
+    person: bool = False
+
+
+@frozen
+class WriteInput:
+    # agent and slug are optional here so that a missing one gets the spec's own message and
+    # exit 2 from the run function, not a parser error; `paths` holds the fleet root.
+    agent: str | None = None
+    slug: str | None = None
+    paths: tuple[str, ...] = ()
+    keys: str | None = None
+    summary: str | None = None
+    folder: str = "knowledge"
+    captured_from: str | None = None
+    provenance: str = "agent"
+    stage: str = "derived"
+
+
+@frozen
+class EvalInput:
+    gold: str
+    paths: tuple[str, ...] = ()
+    top: int = field(default=5, validator=_non_negative)
+    all: bool = False
+    triad: bool = False
+    json: bool = False
+
+
+@frozen
+class MissesInput:
+    paths: tuple[str, ...] = ()
+    all: bool = False
+    top: int = field(default=5, validator=_non_negative)
+    json: bool = False
+    apply: bool = False
+    gold: str | None = None

@@ -59,7 +59,9 @@ def _positionals(command: Command, args: Sequence[str]) -> list[str]:
     import attrs
 
     value_flags = {
-        f"--{a.name}" for a in attrs.fields(command.input_type) if a.type not in (bool, "bool")
+        f"--{a.name.replace('_', '-')}"
+        for a in attrs.fields(command.input_type)
+        if a.type not in (bool, "bool")
     }
     out: list[str] = []
     skip = False

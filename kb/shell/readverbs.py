@@ -53,6 +53,7 @@ def route(inp: RouteInput) -> Outcome:
             found=answer.found,
             shortfall=tuple(memory.shortfall(answer.confidence)),
             suggestions=loss.looked_like if loss else (),
+            changed=answer.changed,
         )
         return Outcome(stdout=route_text(view), stderr=stderr)
 
@@ -81,6 +82,7 @@ def _route_json(memory: Memory, answer: Answer, loss: RecallLoss | None) -> str:
         unindexed=memory.unindexed,
         index_was_rebuilt=memory.index_was_rebuilt,
         miss=miss,
+        changed=answer.changed,
     )
     return dumps(unstructure(payload)) + "\n"
 

@@ -1,0 +1,115 @@
+"""`kb check`'s reading half: each base read once into a `BaseFacts` value for kb.pure.checks.
+
+Reads only: the walk snapshot, every discovered file's text, the base's `.gitignore`, its
+source records, and (when kb.pure.checks asks for it) the citation keys in the private layer.
+Nothing is written and the index is never opened, so `kb check` can run on a read-only fleet
+and leaves no `.kb/` folder behind.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from kb.io.sources import load_records
+from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots, read_text
+from kb.pure.checks import (
+    KNOWLEDGE_DIRS,
+    BaseFacts,
+    Unreadable,
+    knowledge_folder,
+    private_scan_folders,
+    records_hidden,
+)
+from kb.pure.links import citations
+from kb.pure.sources import Record
+
+
+def _read(path: Path) -> str | tuple[None, str]:
+    """The file's text, or (None, why it could not be read)."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return (None, "not valid UTF-8")
+    except OSError as e:
+        return (None, e.strerror or str(e))
+
+
+def _private_citations(root: Path, folders: tuple[str, ...]) -> frozenset[str]:
+    """Every citation token in `*.md` under the given folders, recursively, skipping every
+    entry whose name starts with `.`. Only the tokens come back, never a path."""
+    tokens: set[str] = set()
+    seen: set[tuple[int, int]] = set()
+
+    def walk(directory: Path) -> None:
+        try:
+            st = directory.stat()
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            return
+        if (st.st_dev, st.st_ino) in seen:  # a symlink loop, or a folder already walked
+            return
+        seen.add((st.st_dev, st.st_ino))
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            path = Path(e.path)
+            if path.is_dir():
+                walk(path)
+            elif path.suffix == ".md":
+                text = read_text(path)
+                if text is not None:
+                    tokens.update(token for _, token in citations(text))
+
+    for folder in folders:
+        walk(root / folder if folder else root)
+    return frozenset(tokens)
+
+
+def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
+    texts: list[tuple[str, str]] = []
+    skipped: list[tuple[str, str]] = []
+    for f in snap.files:
+        got = _read(snap.root / f.rel)
+        if isinstance(got, str):
+            texts.append((f.rel, got))
+        else:
+            skipped.append((f.rel, got[1]))
+    records: tuple[Record, ...] = ()
+    broken: tuple[tuple[str, str], ...] = ()
+    if not records_hidden(snap.private, include_private):
+        try:
+            loaded, bad = load_records(snap.root)
+            records, broken = tuple(loaded), tuple(bad)
+        except OSError as e:  # sources/ exists but cannot be listed
+            skipped.append(("sources", e.strerror or str(e)))
+    folders = private_scan_folders(snap.private, include_private, len(records))
+    gitignore = snap.root / ".gitignore"
+    return BaseFacts(
+        label=snap.name,
+        map_rel=snap.map_rel,
+        knowledge=knowledge_folder([d for d in KNOWLEDGE_DIRS if (snap.root / d).is_dir()]),
+        rels=tuple(f.rel for f in snap.files),
+        texts=tuple(texts),
+        skipped=tuple(skipped),
+        private=snap.private,
+        include_private=include_private,
+        gitignore=read_text(gitignore) if gitignore.is_file() else None,
+        records=records,
+        broken_records=broken,
+        private_citations=_private_citations(snap.root, folders) if folders else frozenset(),
+    )
+
+
+def read_fleet(paths: list[str], include_private: bool) -> list[BaseFacts | Unreadable]:
+    """Every base the paths expand into, in order; a base that cannot be walked is named."""
+    out: list[BaseFacts | Unreadable] = []
+    for root in expand_roots(paths):
+        try:
+            snap = discover(root, include_private)
+        except WalkError as e:
+            out.append(Unreadable(root, str(e)))
+            continue
+        out.append(read_base(snap, include_private))
+    return out

@@ -1,0 +1,80 @@
+"""What a note points at: its `[[wikilinks]]` and its `[src:KEY]` citation tokens, by line.
+
+Rules of this module:
+- Lines are `str.lines()` lines, numbered from 1.
+- A line whose left-trimmed text starts with three backticks or three tildes toggles "in a
+  fence" and is itself skipped; lines inside a fence are skipped. Any fence marker toggles
+  (an opening ``` is closed by a ~~~ too): markers are not matched, only counted.
+- The rest of a line is split on the backtick; only the even-indexed pieces (outside inline
+  code) are scanned. A base that documents its own link convention writes `[[name]]` in
+  backticks, and those are examples, not references.
+- Wikilink: each `[[` with a later `]]` in the same piece yields the text between; the target
+  is the part before the first `|`, then before the first `#`, trimmed; an empty target is
+  dropped; scanning resumes after the `]]`. An unclosed `[[` yields nothing.
+- Citation: each `[src:` with a later `]` in the same piece yields the raw text between
+  (not trimmed); scanning resumes after the `]`. An unclosed `[src:` ends that piece.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kb.pure.header import lines_of
+
+FENCES = ("```", "~~~")
+CITE_OPEN = "[src:"
+
+
+def outside_code(text: str) -> Iterator[tuple[int, list[str]]]:
+    """(1-based line, the pieces of that line outside inline code) for every line outside a
+    fence. Fence lines themselves yield nothing."""
+    in_fence = False
+    for n, line in enumerate(lines_of(text), 1):
+        if line.lstrip().startswith(FENCES):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        yield n, line.split("`")[::2]
+
+
+def links_in(piece: str) -> list[str]:
+    """Wikilink targets in one piece of a line, `|alias` and `#anchor` removed."""
+    out: list[str] = []
+    at = 0
+    while True:
+        start = piece.find("[[", at)
+        if start < 0:
+            return out
+        end = piece.find("]]", start + 2)
+        if end < 0:
+            return out
+        target = piece[start + 2 : end].split("|", 1)[0].split("#", 1)[0].strip()
+        if target:
+            out.append(target)
+        at = end + 2
+
+
+def citations_in(piece: str) -> list[str]:
+    """Raw citation tokens in one piece of a line."""
+    out: list[str] = []
+    at = 0
+    while True:
+        start = piece.find(CITE_OPEN, at)
+        if start < 0:
+            return out
+        end = piece.find("]", start + len(CITE_OPEN))
+        if end < 0:
+            return out
+        out.append(piece[start + len(CITE_OPEN) : end])
+        at = end + 1
+
+
+def wikilinks(text: str) -> list[tuple[int, str]]:
+    """(line, target) for every wikilink outside code, in reading order."""
+    return [(n, t) for n, pieces in outside_code(text) for p in pieces for t in links_in(p)]
+
+
+def citations(text: str) -> list[tuple[int, str]]:
+    """(line, raw token) for every citation outside code, in reading order."""
+    return [(n, t) for n, pieces in outside_code(text) for p in pieces for t in citations_in(p)]

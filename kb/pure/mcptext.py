@@ -1,0 +1,186 @@
+"""The text the MCP tools return: values in, one string out.
+
+The EVIDENCE line, the memory labels and the list/no-match shapes are contracts (a model
+reads them); the explanatory paragraphs are ours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kb.pure.fusion import Found, looks_stale, no_agreement
+from kb.pure.keyword import KeywordHit
+from kb.pure.listing import Row, row_line
+from kb.pure.remember import NOTICE, Remembered
+from kb.pure.render import CHANGED_LABEL
+from kb.pure.verdict import Confidence
+
+SHORT_LABEL = "  [short memory: recent, not distilled, not yet in the library]"
+
+_VERDICT_WORDS = {
+    "hit": "something here matches",
+    "guess": "a guess, too weak or too close to the runner-up to tell from a coincidence of "
+    "vocabulary",
+    "nothing": "nothing matched",
+}
+_AGREEMENT_WORDS = {2: "both", 1: "only one", 0: "neither"}
+
+
+def evidence_line(c: Confidence) -> str:
+    return (
+        f"EVIDENCE: keyword score {c.keyword_score:.1f} against a floor of {c.floor:.1f}; "
+        f"{_AGREEMENT_WORDS.get(c.agreement, 'neither')} of the two independent scorers ranked "
+        f"the top file; it leads the runner-up by {c.margin:.2f}x. "
+        f"Verdict: {_VERDICT_WORDS[c.verdict]}."
+    )
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
+def empty_base_reply(unreachable: int) -> str:
+    parts = [
+        "This base has no knowledge files yet, so nothing could have matched. That is a fact "
+        "about the base and not about the question.",
+        "A base is filled by putting markdown in the agent's folder, giving each file its own "
+        "`Search for:` line near the top with the words a real question would use, and running "
+        "`kb index`. The line lives in the file it describes, not in a list elsewhere, so a "
+        "file without one is a file nothing can reach.",
+    ]
+    if unreachable:
+        one = unreachable == 1
+        parts.append(
+            f"{unreachable} markdown {_plural(unreachable, 'file is', 'files are')} already in "
+            f"the open bases without that line: {'it is' if one else 'they are'} on disk, a "
+            f"person can read {'it' if one else 'them'}, and no question reaches "
+            f"{'it' if one else 'them'}. `kb check` names each one."
+        )
+    parts.append(
+        "kb_fleet works regardless: who this fleet is and which agents exist is read from "
+        "fleet.txt and each agent.txt, not from the index, so identity is answerable before a "
+        "single note is written."
+    )
+    return "\n\n".join(parts)
+
+
+def no_match_reply(question: str, shortfall: Sequence[str], suggestions: Sequence[str]) -> str:
+    text = (
+        f'Nothing matched "{question}".\n\n'
+        "Either the base does not cover it, or its keyword lines do not carry the words a real "
+        "question uses. kb says so plainly on purpose: a router that always returns something "
+        "teaches you to trust a guess."
+    )
+    if shortfall:
+        text += "\n\n" + " ".join(shortfall)
+    if suggestions:
+        text += (
+            "\n\nThe base does know these, and they look like words you used: "
+            f"{', '.join(suggestions)}.\n\n"
+            "That comparison is spelling, not meaning: it finds a typo or a cognate and never a "
+            "translation. If the question was asked in one language and the base was written in "
+            "another, ask again with the terms above or with the canonical words you expect."
+        )
+    return text
+
+
+def route_reply(question: str, confidence: Confidence, hits: Sequence[KeywordHit]) -> str:
+    lines = [f"Files to open for: {question}", "", evidence_line(confidence), ""]
+    for i, h in enumerate(hits, 1):
+        title = f"  ({h.entry.title})" if h.entry.title else ""
+        lines.append(f"{i}. {h.entry.base}/{h.entry.rel}{title}")
+        lines.append(f"   matched: {', '.join(h.matched)}")
+        summary = h.entry.summary.replace("\n", " ").strip()
+        if summary:
+            lines.append(f"   {summary}")
+    return "\n".join(lines)
+
+
+NO_AGREEMENT_NOTE = (
+    "NOTE: only one of the two scorers ranked any of these, so treat this as a guess rather "
+    "than an answer. Agreement between the keyword index and the full-text index is observed, "
+    "never assumed, and here there is none. Agreement says a file is on topic, not that the "
+    "base covers the question, so it is reported and never gates a verdict; it is also weaker "
+    "than it sounds, because the text side is merged round robin per agent, so each agent's "
+    "best match gets in without competing with the others. Read these as leads, and consider "
+    "that the base may not cover the question at all."
+)
+STALE_NOTE = (
+    "NOTE: the keyword index ranked these files, but the full-text index holds no chunks for "
+    "any of them, which usually means the index is stale or was built over other bases. Run "
+    "`kb index` over the same paths this server was started with. The ranking still stands; "
+    "missing passages are not evidence that the files are empty."
+)
+
+
+def retrieve_reply(
+    question: str,
+    confidence: Confidence,
+    found: Sequence[Found],
+    changed: frozenset[tuple[str, str]] = frozenset(),
+) -> str:
+    out = [f"Passages for: {question}\n\n{evidence_line(confidence)}\n\n"]
+    if no_agreement(found):
+        out.append(NO_AGREEMENT_NOTE + "\n\n")
+    if looks_stale(found):
+        out.append(STALE_NOTE + "\n\n")
+    for f in found:
+        head = f"## {f.base}/{f.path}"
+        if f.title:
+            head += f"  ({f.title})"
+        if f.layer == "short":
+            head += SHORT_LABEL
+        if (f.base, f.path) in changed:
+            head += f"  {CHANGED_LABEL}"
+        out.append(f"{head}\n   ranked by: {' + '.join(f.why)}\n")
+        if not f.passages:
+            out.append("   (ranked by keywords only; open the file for its text)\n\n")
+            continue
+        for p in f.passages:
+            prov = ""
+            if p.provenance and p.stage:
+                prov = f"  [{p.provenance}/{p.stage}]"
+            elif p.provenance:
+                prov = f"  [{p.provenance}]"
+            out.append(f"\n### {p.heading_path}{prov}\n{p.text.strip()}\n")
+        out.append("\n")
+    return "".join(out).rstrip("\n")
+
+
+def remember_reply(r: Remembered) -> str:
+    lines = [f"claim: {r.claim}", f"proposal: {r.proposal}", f"reason: {r.reason}", ""]
+    if not r.evidence:
+        lines += ["Nothing in the base overlaps this claim.", ""]
+    else:
+        lines.append("evidence, closest first:")
+        for e in r.evidence:
+            lines += [
+                "",
+                f"  {e.containment:.2f} contained  {e.base}/{e.path}  {e.heading_path}",
+                f"    shared: {', '.join(e.shared) or '-'}",
+                f"    new: {', '.join(e.missing) or '-'}",
+                f"    {e.excerpt.replace(chr(10), ' ').strip()}",
+            ]
+        lines.append("")
+    lines += [
+        "---",
+        NOTICE,
+        "",
+        "This tool wrote nothing. Applying the proposal is a separate, deliberate act.",
+    ]
+    return "\n".join(lines)
+
+
+def list_reply(rows: Sequence[Row], limit: int) -> str:
+    if not rows:
+        return (
+            "No file in the open bases carries every facet you named. That is a fact about the "
+            "filter and about what is on disk, not a ranking: nothing was scored and nothing "
+            "was refused."
+        )
+    shown = rows[: max(limit, 1)]
+    text = f"{len(rows)} files. Nothing here is ranked.\n\n" + "\n".join(row_line(r) for r in shown)
+    cut = len(rows) - len(shown)
+    if cut:
+        text += f"\n\n{cut} more not shown. Narrow the facets, or raise limit.\n"
+    return text

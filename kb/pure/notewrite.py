@@ -1,0 +1,340 @@
+"""`kb write`: deciding whether a note may be written, what it says, and where the map
+lists it. The caller does the disk work; every decision is here.
+
+Rules of this module:
+- Validation runs in one fixed order and the first failure wins: slug, keys, body,
+  provenance, stage, folder, dead keys, dashes in the rendered note. Only then does the
+  caller look at the disk (agent root, MAP.md, an existing note).
+- A dead key (several written words that reduce to one or none after stopwords) is dropped
+  and reported; the note is refused only when every key is dead. Dead keys and dashes are
+  refusals (a judgement on the note), not outages; verbs that write notes for a model rely
+  on the difference.
+- The legal provenance and stage values are the ones `kb check` holds front matter to
+  (E04): `kb.pure.listing.PROVENANCES` and `STAGES`, compared exactly.
+- The folder is one of the memory folders `kb init` creates. Anything else, and so any
+  folder that could leave the base (`..`, an absolute path, a backslash), is refused.
+- The keys are written once, on the note's own `Search for:` line. The map entry carries
+  the link and the summary only.
+- A line break inside the summary, a key or captured_from is folded to a space: each of
+  them lands on one line of the note, and a summary that broke its line would break the
+  map's structure too (a second line starting `### ` would be a new section).
+- The map insertion only ever adds: the entry line, plus the section heading and its
+  blank lines when the section is new. No existing line is changed, moved or sorted. A
+  section runs to the next heading of level 1 to 3 (the original stopped only at `### `).
+- No line is written with trailing whitespace: an empty summary gives `**Exists to:**` and
+  an entry `- **[[slug]]**`, not the same with a dangling space an editor would strip.
+- Every value echoed in a message goes through `printable`, so a refusal stays one line.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+
+from attrs import frozen
+from returns.result import Failure, Result, Success
+
+from kb.pure.entries import dead_keys
+from kb.pure.listing import PROVENANCES, STAGES
+from kb.pure.names import is_usable_name, printable
+from kb.pure.skeleton import MEMORY_FOLDERS
+from kb.pure.style import dash_findings
+
+DEFAULT_FOLDER = "knowledge"
+DEFAULT_PROVENANCE = "agent"
+DEFAULT_STAGE = "derived"
+
+
+@frozen
+class NoteRequest:
+    """What the caller asked for, as given (keys still the raw `--keys` text)."""
+
+    slug: str
+    keys: str | None
+    summary: str | None
+    body: str
+    folder: str = DEFAULT_FOLDER
+    provenance: str = DEFAULT_PROVENANCE
+    stage: str = DEFAULT_STAGE
+    captured_from: str | None = None
+
+
+@frozen
+class Refused:
+    """Why nothing was written. `judgement` is True for the refusals that are a verdict on
+    the note itself (every key dead, a dash), False for bad input and outages."""
+
+    message: str
+    judgement: bool = False
+
+
+@frozen
+class Note:
+    """A note that passed every check the disk is not needed for."""
+
+    slug: str
+    folder: str
+    text: str
+    entry: str
+    keys: tuple[str, ...]
+    dropped: tuple[str, ...]
+
+
+@frozen
+class Placed:
+    text: str
+    section_created: bool
+
+
+def one_line(text: str) -> str:
+    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+
+
+def parse_keys(raw: str | None) -> tuple[str, ...]:
+    """`--keys a, b`: split on commas, trim, strip surrounding backticks, drop empties."""
+    if raw is None:
+        return ()
+    out: list[str] = []
+    for piece in one_line(raw).split(","):
+        key = piece.strip().strip("`").strip()
+        if key:
+            out.append(key)
+    return tuple(out)
+
+
+def render_note(
+    keys: Sequence[str], summary: str, body: str, provenance: str, stage: str, captured: str
+) -> str:
+    front = ["---", f"provenance: {provenance}", f"stage: {stage}"]
+    if captured:
+        front.append(f"captured_from: {captured}")
+    front.append("---")
+    search = "**Search for:** " + ", ".join(f"`{k}`" for k in keys)
+    purpose = f"**Exists to:** {summary.strip().rstrip('.')}".rstrip()
+    return "\n".join([*front, "", search, "", purpose, "", body.strip()]) + "\n"
+
+
+def map_entry(slug: str, summary: str) -> str:
+    return f"- **[[{slug}]]** {summary.strip()}".rstrip()
+
+
+def legal_folder(folder: str) -> str | None:
+    """The folder with trailing `/` trimmed when it is one of the memory folders."""
+    trimmed = folder.rstrip("/")
+    return trimmed if trimmed in MEMORY_FOLDERS else None
+
+
+def prepare(req: NoteRequest) -> Result[Note, Refused]:
+    if not is_usable_name(req.slug):
+        return Failure(Refused(bad_slug(req.slug)))
+    keys = parse_keys(req.keys)
+    if not keys:
+        return Failure(Refused(NO_KEYS))
+    if not req.body.strip():
+        return Failure(Refused(EMPTY_BODY))
+    if req.provenance not in PROVENANCES:
+        return Failure(Refused(illegal("provenance", req.provenance, PROVENANCES)))
+    if req.stage not in STAGES:
+        return Failure(Refused(illegal("stage", req.stage, STAGES)))
+    folder = legal_folder(req.folder)
+    if folder is None:
+        return Failure(Refused(bad_folder(req.folder)))
+    dead = dead_keys(keys)
+    if len(dead) == len(keys):
+        return Failure(Refused(all_dead(keys), judgement=True))
+    live = tuple(k for k in keys if k not in dead)
+    summary = one_line(req.summary or "")
+    captured = one_line(req.captured_from or "").strip()
+    text = render_note(live, summary, req.body, req.provenance, req.stage, captured)
+    dashes = dash_findings(text)
+    if dashes:
+        return Failure(Refused(dashed([n for n, _ in dashes]), judgement=True))
+    return Success(Note(req.slug, folder, text, map_entry(req.slug, summary), live, tuple(dead)))
+
+
+# -- the map ---------------------------------------------------------------------------------
+
+
+def section_heading(folder: str) -> str:
+    return f"### {folder}/"
+
+
+def _ends_section(line: str) -> bool:
+    # The original ended a section only at the next `### `, so a `## ` heading written after
+    # the last `###` section swallowed every later entry into the wrong part of the map.
+    return line.startswith(("# ", "## ", "### "))
+
+
+def insert_entry(map_text: str, folder: str, entry: str) -> Placed:
+    """The map with `entry` listed under `### {folder}/`, appended, never sorted.
+
+    Lines are handled with their own terminators, so a map written with CRLF keeps them and
+    the new lines follow the map's first line ending."""
+    heading = section_heading(folder)
+    newline = "\r\n" if map_text.split("\n", 1)[0].endswith("\r") else "\n"
+    lines = _split_lf(map_text)
+    at = next((i for i, line in enumerate(lines) if line.strip() == heading), None)
+    if at is None:
+        tail = newline.join(["", "", heading, "", entry, ""])
+        return Placed(map_text.rstrip() + tail, section_created=True)
+    end = next((i for i in range(at + 1, len(lines)) if _ends_section(lines[i])), len(lines))
+    while end > at + 1 and not lines[end - 1].strip():
+        end -= 1
+    if end == len(lines) and not lines[-1].endswith("\n"):
+        # the map has no final newline: the last line gains one, the entry stays unterminated
+        lines[-1] += newline
+        lines.append(entry)
+    else:
+        lines.insert(end, entry + newline)
+    return Placed("".join(lines), section_created=False)
+
+
+def _split_lf(text: str) -> list[str]:
+    """Lines with their terminators, split on LF only (a lone CR is not a line break here,
+    as it is not for every other reader of these files)."""
+    parts = [p + "\n" for p in text.split("\n")]
+    parts[-1] = parts[-1][:-1]
+    if not parts[-1]:
+        parts.pop()
+    return parts
+
+
+# -- where the note goes ---------------------------------------------------------------------
+
+
+def choose_root(fleet: str, agent: str, agent_dir_exists: bool, fleet_has_map: bool) -> str:
+    """`{fleet}/fleet/{agent}` when it exists; the fleet path itself when it is a base
+    (has MAP.md), so `kb write ada x fleet/ada` works; else the fleet path, to be refused."""
+    in_fleet = join(fleet, "fleet", agent)
+    if agent_dir_exists:
+        return in_fleet
+    return fleet if fleet_has_map else in_fleet
+
+
+def join(*parts: str) -> str:
+    """Paths for display, joined as `os.path.join` would: a `.` fleet stays visible
+    (`./fleet/ada`), as the original printed it."""
+    return posixpath.join(*parts)
+
+
+def report(note_path: str, map_path: str, folder: str, note: Note, created: bool) -> str:
+    lines = [f"wrote {note_path}", f"  listed in {map_path} under {section_heading(folder)}"]
+    if note.dropped:
+        lines.append(
+            f"  dropped {len(note.dropped)} key(s) the index cannot reach: "
+            + ", ".join(note.dropped)
+        )
+    if created:
+        lines.append("  that section did not exist and was created")
+    lines += [
+        "",
+        "Next: `kb index` to make it findable, then `kb check` to be sure",
+        "the note says what the entry claims it says.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# -- messages --------------------------------------------------------------------------------
+
+
+def bad_slug(slug: str) -> str:
+    slug = printable(slug)
+    return (
+        f"'{slug}' is not a usable name. Lower case letters, digits and hyphens, no leading or "
+        "trailing hyphen, 40 characters at most. It becomes both the filename and the [[link]] "
+        "every other note uses to point here."
+    )
+
+
+NO_KEYS = (
+    "a note needs keys, and there is no flag to skip it. The keyword scorer reads the "
+    "`Search for:` line in the note's own header, so a note without one is a note no question "
+    "can reach. Give the words a real question would use, not a description of the file."
+)
+
+EMPTY_BODY = (
+    "the note body was empty. It is read from stdin: pipe the markdown in, or redirect a file "
+    "into it."
+)
+
+
+def illegal(field: str, got: str, legal: Sequence[str]) -> str:
+    return f"{field} was '{printable(got)}', which is not one of: {', '.join(legal)}"
+
+
+def bad_folder(folder: str) -> str:
+    folder = printable(folder)
+    return (
+        f"folder was '{folder}', which is not one of: {', '.join(MEMORY_FOLDERS)}. A note "
+        "lives in one of the memory folders of its base, and a folder outside that set could "
+        "put it outside the base."
+    )
+
+
+def all_dead(keys: Sequence[str]) -> str:
+    listed = ", ".join(f"`{printable(k)}`" for k in keys)
+    return (
+        f"every key given is unsearchable: {listed}. Not one of them reaches the keyword index "
+        "or the phrase index, so the note would exist and no question would ever find it. A "
+        "dead key among live ones is dropped and the note is still written; this is the case "
+        "where nothing is left. Several written words that reduce to one after stopwords is "
+        "the usual cause: `o que e ITIL` indexes as `itil` and is thrown away as a duplicate "
+        "of the single key beside it. Rewrite so the word carrying the meaning is the one "
+        "that survives. This is W07, refused at the write instead of found later."
+    )
+
+
+def dashed(lines: Sequence[int]) -> str:
+    where = ", ".join(str(n) for n in lines)
+    return (
+        f"an em or en dash on line {where} of the note this would have written. House style "
+        "forbids them and this is W03, refused at the write. 28 of the 47 notes `kb promote` "
+        "has written carry one, because nothing checked and nobody ran `kb check` afterwards."
+    )
+
+
+def bad_agent(agent: str) -> str:
+    agent = printable(agent)
+    return (
+        f"'{agent}' is not an agent name: an agent is one directory under fleet/, so the name "
+        "cannot be empty, `.` or `..`, or contain `/` or `\\`."
+    )
+
+
+def no_agent(path: str) -> str:
+    path = printable(path)
+    return (
+        f"no agent at {path}. `kb fleet` lists the agents that exist, and `kb init <name>` "
+        "creates one."
+    )
+
+
+def no_map(root: str) -> str:
+    root = printable(root)
+    return (
+        f"{root} has no MAP.md, so there is nowhere to list the note, and a base that cannot "
+        "list cannot route."
+    )
+
+
+def note_exists(path: str) -> str:
+    path = printable(path)
+    return (
+        f"{path} already exists. Refusing to overwrite, because a write over a note is a "
+        "silent deletion of whatever it said before. Edit it, or choose another name."
+    )
+
+
+def cannot_write(path: str, error: str) -> str:
+    return f"cannot write {printable(path)}: {printable(error)}"
+
+
+def cannot_read(path: str, error: str) -> str:
+    return f"cannot read {printable(path)}: {printable(error)}"
+
+
+def cannot_read_stdin(error: str) -> str:
+    return f"cannot read the note from stdin: {printable(error)}"
+
+
+NEEDS = "kb: write needs an agent and a name for the note"

@@ -1,0 +1,142 @@
+"""`kb init` and `kb write`: the two verbs that create files in a fleet.
+
+Each run function interprets its positionals, asks kb.pure for every decision and message,
+and hands the disk work to kb.io. Nothing is printed here; an Outcome is returned.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from kb.pure import notewrite as nw
+from kb.pure import skeleton as sk
+from kb.pure.names import is_plain_component, is_usable_name, printable
+from kb.shell.inputs import InitInput, WriteInput
+from kb.shell.outcome import Outcome
+
+INIT_NEEDS = "kb: init needs a name for the agent"
+
+
+def _usage_error(line: str) -> Outcome:
+    from kb.shell.table import usage_text
+
+    return Outcome(stdout=usage_text(), stderr=f"{line}\n\n", code=2)
+
+
+def _too_many(verb: str, extra: tuple[str, ...]) -> Outcome:
+    listed = ", ".join(f"'{printable(a)}'" for a in extra)
+    return Outcome(
+        stderr=f"kb {verb}: unexpected argument(s) {listed}: it takes one fleet root at most\n",
+        code=2,
+    )
+
+
+def _fail(message: str) -> Outcome:
+    return Outcome(stderr=f"kb: {message}\n", code=1)
+
+
+# -- kb init ---------------------------------------------------------------------------------
+
+
+def init(inp: InitInput) -> Outcome:
+    if inp.person:
+        given = tuple(p for p in (inp.name, *inp.paths) if p is not None)
+        if len(given) > 1:
+            return _too_many("init", given[1:])
+        fleet = given[0] if given else "."
+        return _create(fleet, sk.PERSON_DIR, sk.person_skeleton(), sk.person_report)
+    if inp.name is None:
+        return _usage_error(INIT_NEEDS)
+    if len(inp.paths) > 1:
+        return _too_many("init", inp.paths[1:])
+    if not is_usable_name(inp.name):
+        return _fail(sk.bad_name(inp.name))
+    fleet = inp.paths[0] if inp.paths else "."
+    return _create(fleet, inp.name, sk.agent_skeleton(inp.name), sk.agent_report)
+
+
+def _create(
+    fleet: str, dirname: str, skeleton: sk.Skeleton, report: Callable[[str, int], str]
+) -> Outcome:
+    from kb.io.newtree import create_tree
+
+    shown = nw.join(fleet, "fleet", dirname)
+    try:
+        create_tree(Path(fleet) / "fleet", dirname, skeleton.files)
+    except FileExistsError:
+        return _fail(sk.already_exists(shown))
+    except OSError as e:
+        return _fail(sk.cannot_write(shown, e.strerror or str(e)))
+    return Outcome(stdout=report(shown, skeleton.reported))
+
+
+# -- kb write --------------------------------------------------------------------------------
+
+
+def write(inp: WriteInput) -> Outcome:
+    if inp.agent is None or inp.slug is None:
+        return _usage_error(nw.NEEDS)
+    if len(inp.paths) > 1:
+        return _too_many("write", inp.paths[1:])
+    from kb.io.notewrite import StdinError, read_stdin
+
+    try:
+        body = read_stdin()
+    except StdinError as e:
+        return _fail(nw.cannot_read_stdin(str(e)))
+    return write_note(inp, body)
+
+
+def write_note(inp: WriteInput, body: str) -> Outcome:
+    """Everything `kb write` does after the body is read (the library and tests call this)."""
+    from returns.result import Failure
+
+    from kb.io.notewrite import WriteFailed, write_note_and_map
+
+    agent, slug = inp.agent or "", inp.slug or ""
+    request = nw.NoteRequest(
+        slug=slug,
+        keys=inp.keys,
+        summary=inp.summary,
+        body=body,
+        folder=inp.folder,
+        provenance=inp.provenance,
+        stage=inp.stage,
+        captured_from=inp.captured_from,
+    )
+    prepared = nw.prepare(request)
+    if isinstance(prepared, Failure):
+        return _fail(prepared.failure().message)
+    note = prepared.unwrap()
+    if not is_plain_component(agent):
+        return _fail(nw.bad_agent(agent))
+    fleet = inp.paths[0] if inp.paths else "."
+    root = nw.choose_root(
+        fleet,
+        agent,
+        agent_dir_exists=os.path.isdir(nw.join(fleet, "fleet", agent)),
+        fleet_has_map=os.path.isfile(nw.join(fleet, "MAP.md")),
+    )
+    if not os.path.isdir(root):
+        return _fail(nw.no_agent(root))
+    map_path = nw.join(root, "MAP.md")
+    if not os.path.isfile(map_path):
+        return _fail(nw.no_map(root))
+    note_path = nw.join(root, note.folder, f"{note.slug}.md")
+    if os.path.lexists(note_path):
+        return _fail(nw.note_exists(note_path))
+    try:
+        map_text = Path(map_path).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        reason = (e.strerror or str(e)) if isinstance(e, OSError) else "it is not UTF-8 text"
+        return _fail(nw.cannot_read(map_path, reason))
+    placed = nw.insert_entry(map_text, note.folder, note.entry)
+    try:
+        write_note_and_map(Path(note_path), note.text, Path(map_path), placed.text)
+    except FileExistsError:  # created between the check above and the write
+        return _fail(nw.note_exists(note_path))
+    except WriteFailed as e:
+        return _fail(nw.cannot_write(str(e.path), e.reason))
+    return Outcome(stdout=nw.report(note_path, map_path, note.folder, note, placed.section_created))

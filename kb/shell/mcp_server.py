@@ -1,0 +1,194 @@
+"""`kb serve`: the Model Context Protocol over stdio, newline-delimited JSON-RPC 2.0.
+
+The loop is ours rather than the SDK's server class, because the protocol rules kb keeps
+differ from it (measured on mcp 2.3.0): `initialize` is answered but never required, a
+missing protocol version gets 2025-06-18, an unparseable line gets -32700 instead of
+silence, and notifications are never answered. The SDK's types still model the tool
+list, and the SDK's client drives the end-to-end tests.
+
+stdout carries protocol messages only; everything a person should see goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from typing import IO, Any
+
+from kb.io.memory import Memory, OpenError
+from kb.shell.mcp_tools import BY_TOOL, TOOLS, ToolError
+from kb.version import __version__
+
+DEFAULT_PROTOCOL = "2025-06-18"
+MAX_DEPTH = 64
+
+
+class ParseError(Exception):
+    pass
+
+
+def _depth(value: Any, level: int = 1) -> int:
+    if isinstance(value, dict):
+        return max((_depth(v, level + 1) for v in value.values()), default=level)
+    if isinstance(value, list):
+        return max((_depth(v, level + 1) for v in value), default=level)
+    return level
+
+
+def _no_lone_surrogates(value: Any) -> None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ParseError("lone surrogate in a string") from e
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _no_lone_surrogates(k)
+            _no_lone_surrogates(v)
+    elif isinstance(value, list):
+        for v in value:
+            _no_lone_surrogates(v)
+
+
+def parse_line(line: str) -> Any:
+    try:
+        value = json.loads(line)
+    except RecursionError as e:
+        raise ParseError(f"nesting deeper than {MAX_DEPTH}") from e
+    except ValueError as e:
+        raise ParseError(str(e)) from e
+    if _depth(value) > MAX_DEPTH:
+        raise ParseError(f"nesting deeper than {MAX_DEPTH}")
+    _no_lone_surrogates(value)
+    return value
+
+
+def _error(id_: Any, code: int, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}, "id": id_, "jsonrpc": "2.0"}
+
+
+def _result(id_: Any, result: Any) -> dict[str, Any]:
+    return {"id": id_, "jsonrpc": "2.0", "result": result}
+
+
+def tools_list() -> dict[str, Any]:
+    import mcp_types
+
+    return {
+        "tools": [
+            mcp_types.Tool(
+                name=t.name, description=t.description, input_schema=t.input_schema()
+            ).model_dump(by_alias=True, exclude_none=True)
+            for t in TOOLS
+        ]
+    }
+
+
+class Server:
+    def __init__(self, memory: Memory, top: int) -> None:
+        self.memory = memory
+        self.top = top
+
+    def handle(self, message: Any) -> dict[str, Any] | None:
+        """One reply for one message, or None for a notification."""
+        if not isinstance(message, dict):
+            return _error(None, -32600, "no method")
+        is_request = "id" in message
+        id_ = message.get("id")
+        method = message.get("method")
+        if not isinstance(method, str):
+            return _error(id_, -32600, "no method") if is_request else None
+        if not is_request:
+            return None
+        params = message.get("params")
+        params = params if isinstance(params, Mapping) else {}
+        if method == "initialize":
+            version = params.get("protocolVersion")
+            return _result(
+                id_,
+                {
+                    "capabilities": {"tools": {}},
+                    "protocolVersion": version if isinstance(version, str) else DEFAULT_PROTOCOL,
+                    "serverInfo": {"name": "kb", "version": __version__},
+                },
+            )
+        if method == "ping":
+            return _result(id_, {})
+        if method == "tools/list":
+            return _result(id_, tools_list())
+        if method == "tools/call":
+            return self._call(id_, params)
+        return _error(id_, -32601, f"unknown method: {method}")
+
+    def _call(self, id_: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+        name = params.get("name")
+        if not isinstance(name, str) or not name:
+            return _error(id_, -32602, "tools/call needs a name")
+        tool = BY_TOOL.get(name)
+        if tool is None:
+            return _error(id_, -32602, f"unknown tool: {name}")
+        arguments = params.get("arguments")
+        arguments = arguments if isinstance(arguments, Mapping) else {}
+        try:
+            text = tool.handler(self.memory, arguments, self.top)
+        except ToolError as e:
+            return _error(id_, -32602, str(e))
+        return _result(id_, {"content": [{"text": text, "type": "text"}], "isError": False})
+
+
+def dumps_line(reply: Mapping[str, Any]) -> str:
+    # json.dumps escapes newlines inside strings, so a reply is always one physical line.
+    return json.dumps(reply, ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "\n"
+
+
+def serve(
+    paths: list[str],
+    top: int,
+    include_private: bool,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+) -> int:
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    try:
+        memory = Memory.open(paths, all=include_private)
+    except OpenError as e:
+        stderr.write(f"kb serve: {e}\n")
+        return 1
+    with memory:
+        if memory.index_was_rebuilt:
+            stderr.write(
+                "kb serve: an index predated the private column (ADR-0034) and was emptied.\n"
+                "    Run `kb index` before relying on retrieval.\n"
+            )
+        for b in memory.bases:
+            extra = "  (private layer INCLUDED)" if include_private else ""
+            stderr.write(f"kb serve: {b.snapshot.agent_name} ({b.snapshot.given}){extra}\n")
+        scope = "All" if include_private else "Public"
+        stderr.write(
+            f"kb serve: {memory.entry_count()} map entries, {memory.alias_count()} aliases, "
+            f"scope {scope}. Ready on stdio.\n"
+        )
+        stderr.flush()
+        server = Server(memory, top)
+        for raw in stdin:
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                message = parse_line(line)
+            except ParseError as e:
+                reply: dict[str, Any] | None = _error(None, -32700, f"parse error: {e}")
+            else:
+                reply = server.handle(message)
+            if reply is None:
+                continue
+            try:
+                stdout.write(dumps_line(reply))
+                stdout.flush()
+            except OSError:
+                return 1
+    return 0

@@ -1,0 +1,24 @@
+"""Verbs over the memory contract beyond routing: remember (and later misses, eval)."""
+
+from __future__ import annotations
+
+from kb.io.memory import Memory, OpenError
+from kb.pure.jsonout import dumps
+from kb.pure.remember import render_terminal, to_json
+from kb.shell.inputs import RememberInput
+from kb.shell.outcome import Outcome
+from kb.shell.readverbs import REBUILT_WARNING
+
+
+def remember(inp: RememberInput) -> Outcome:
+    try:
+        memory = Memory.open(list(inp.paths) or ["."], all=inp.all)
+    except OpenError as e:
+        out = dumps({"claim": inp.claim, "error": str(e)}) + "\n" if inp.json else ""
+        return Outcome(stdout=out, stderr=f"kb: {e}\n", code=1)
+    with memory:
+        result = memory.remember(inp.claim)
+        warning = REBUILT_WARNING if memory.index_was_rebuilt else ""
+    if inp.json:
+        return Outcome(stdout=dumps(to_json(result)) + "\n", stderr=warning)
+    return Outcome(stdout=render_terminal(result), stderr=warning)

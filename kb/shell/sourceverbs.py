@@ -1,0 +1,81 @@
+"""`kb source add` and `kb sources` (workflow-verbs.md §5): typed input in, Outcome out.
+
+Everything decided here is decided by kb.pure.sources (checks, rendering, CSL); the disk
+work is kb.io.sources. `kb sources` reads the record files themselves, never the index, so
+an export is never an export of a stale cache.
+"""
+
+from __future__ import annotations
+
+from kb.io.sources import Added, add_source, gather, joined
+from kb.pure.jsonout import dumps
+from kb.pure.sources import Draft, Record, bibliography_line, clean_value, csl_item
+from kb.shell.inputs import SourceInput, SourcesInput
+from kb.shell.outcome import Outcome
+
+ONLY_ADD = "kb: the only source verb is `add`"
+
+
+def _draft(inp: SourceInput) -> Draft:
+    authors = tuple(a for a in (clean_value(v) for v in inp.author) if a is not None)
+    return Draft(
+        type=clean_value(inp.type),
+        title=clean_value(inp.title),
+        retrieved_on=clean_value(inp.retrieved_on),
+        retrieval_status=clean_value(inp.retrieval_status),
+        authors=authors,
+        year=clean_value(inp.year),
+        container=clean_value(inp.container),
+        volume=clean_value(inp.volume),
+        pages=clean_value(inp.pages),
+        publisher=clean_value(inp.publisher),
+        url=clean_value(inp.url),
+        doi=clean_value(inp.doi),
+        isbn=clean_value(inp.isbn),
+        lang=clean_value(inp.lang),
+        replaces=clean_value(inp.replaces),
+        note=clean_value(inp.note),
+    )
+
+
+def source(inp: SourceInput) -> Outcome:
+    if inp.action != "add":
+        from kb.shell.table import usage_text
+
+        return Outcome(stdout=usage_text(), stderr=f"{ONLY_ADD}\n\n", code=2)
+    result = add_source(inp.path, _draft(inp))
+    if not isinstance(result, Added):
+        return Outcome(stderr=f"kb: {result.message}\n", code=result.code)
+    key = result.record.key
+    return Outcome(
+        stdout=(
+            f"wrote {result.shown}\n"
+            "\n"
+            f"Cite it as [src:{key}], and carry one bibliography line:\n"
+            f"- [src:{key}] {bibliography_line(result.record)}\n"
+        )
+    )
+
+
+def sources(inp: SourcesInput) -> Outcome:
+    bases = gather(list(inp.paths) or ["."], inp.all)
+    stderr: list[str] = []
+    failed = False
+    records: list[Record] = []
+    for b in bases:
+        if b.missing is not None:
+            stderr.append(f"kb: {b.missing}\n")
+            failed = True
+        for display, problem in b.broken:
+            stderr.append(f"kb: {joined(b.given, display)}: {problem}\n")
+            failed = True
+        records.extend(b.records)
+    if inp.json:
+        stdout = dumps([csl_item(r) for r in records]) + "\n"
+    elif not records:
+        stdout = "no source records\n"
+    else:
+        lines = [f"[src:{r.key}] {bibliography_line(r)}" for r in records]
+        lines += ["", f"{len(records)} sources in {len(bases)} base(s)"]
+        stdout = "\n".join(lines) + "\n"
+    return Outcome(stdout=stdout, stderr="".join(stderr), code=1 if failed else 0)

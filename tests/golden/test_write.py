@@ -1,0 +1,296 @@
+"""`kb write`: golden output and files for the successful writes, and every refusal with its
+one line, its exit code and a tree left byte for byte as it was.
+
+Regenerate the golden files only on purpose: KB_UPDATE_GOLDEN=1 python -m pytest
+tests/golden/test_write.py, then review the diff.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from kb.shell.main import run
+from kb.shell.outcome import Outcome
+from tests.conftest import RunKb, check_golden
+from tests.golden.test_skeletons import fingerprint
+
+BODY = (
+    "Things fall because mass pulls on mass.\n\n## The inverse square\n\nTwice as far, a quarter.\n"
+)
+
+
+@pytest.fixture
+def fleet(tmp_path: Path, kb: RunKb) -> Path:
+    root = tmp_path / "fleet-root"
+    root.mkdir()
+    assert kb(["init", "newton"], cwd=root).code == 0
+    return root
+
+
+def run_with_stdin(argv: list[str], stdin: bytes, cwd: Path) -> Outcome:
+    """The CLI in this process, with `stdin` piped in (as bytes, so bad UTF-8 can be sent)."""
+    old_stdin, old_cwd = sys.stdin, os.getcwd()
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+    os.chdir(cwd)
+    try:
+        return run(argv)
+    finally:
+        sys.stdin = old_stdin
+        os.chdir(old_cwd)
+
+
+# -- successful writes, pinned ------------------------------------------------------------------
+
+
+def test_writes_golden(fleet: Path, kb: RunKb) -> None:
+    agent = fleet / "fleet" / "newton"
+    first = kb(
+        [
+            "write",
+            "newton",
+            "gravity",
+            "--keys",
+            "gravity, gravidade, `inverse square`, lei do inverso do quadrado",
+            "--summary",
+            "Why things fall, and how fast the pull weakens with distance.",
+        ],
+        cwd=fleet,
+        stdin=BODY,
+    )
+    assert first.code == 0, first.stderr
+    assert first.stderr == ""
+    check_golden("write/section-created.txt", first.stdout)
+    check_golden("write/gravity.md", (agent / "knowledge" / "gravity.md").read_text())
+
+    second = kb(
+        [
+            "write",
+            "newton",
+            "orbits",
+            "--keys",
+            "orbit, orbita, ellipse, elipse",
+            "--summary",
+            "Orbits are ellipses with the sun at one focus",
+            "--provenance",
+            "human",
+            "--stage",
+            "distilled",
+            "--captured-from",
+            "inbox/2026-01-02-session.md",
+        ],
+        cwd=fleet,
+        stdin="An orbit is an ellipse.\n",
+    )
+    assert second.code == 0, second.stderr
+    check_golden("write/listed.txt", second.stdout)
+    check_golden("write/orbits.md", (agent / "knowledge" / "orbits.md").read_text())
+
+    third = kb(
+        [
+            "write",
+            "newton",
+            "tides",
+            str(fleet),
+            "--keys",
+            "tides, mares, the moon, of the, lunar pull",
+            "--summary",
+            "The moon raises two bulges of water",
+        ],
+        cwd=fleet,
+        stdin="\n\n  The moon pulls the near side harder than the far side.  \n\n",
+    )
+    assert third.code == 0, third.stderr
+    check_golden("write/dead-key.txt", third.stdout.replace(str(fleet), "<FLEET>"))
+    check_golden("write/tides.md", (agent / "knowledge" / "tides.md").read_text())
+
+    fourth = kb(
+        [
+            "write",
+            "newton",
+            "use-si-units",
+            "--keys",
+            "units, unidades, si",
+            "--summary",
+            "Every figure in SI",
+            "--folder",
+            "decisions/",
+        ],
+        cwd=fleet,
+        stdin="Metres, kilograms, seconds.",
+    )
+    assert fourth.code == 0, fourth.stderr
+    check_golden("write/decision.txt", fourth.stdout)
+    check_golden("write/MAP.md", (agent / "MAP.md").read_text())
+
+
+def test_written_note_is_clean_and_routes(fleet: Path, kb: RunKb) -> None:
+    english = ["gravity", "inverse square", "mass", "weight", "falling", "apple", "newton law"]
+    portuguese = ["gravidade", "massa", "peso", "queda", "maca", "lei de newton", "atracao"]
+    keys = ", ".join([*english, *portuguese])
+    out = kb(
+        ["write", "newton", "gravity", "--keys", keys, "--summary", "Why things fall"],
+        cwd=fleet,
+        stdin=BODY,
+    )
+    assert out.code == 0, out.stderr
+    check = kb(["check", "fleet/newton"], cwd=fleet)
+    assert check.stdout.splitlines()[1:] == ["  clean"], check.stdout
+    routed = kb(["route", "why do things fall, gravity", "--json"], cwd=fleet)
+    assert '"keyword_top":"newton/knowledge/gravity.md"' in routed.stdout
+
+
+def test_fleet_root_may_be_the_base_itself(fleet: Path) -> None:
+    out = run_with_stdin(
+        ["write", "anything", "note", "fleet/newton", "--keys", "k", "--summary", "s"],
+        b"body",
+        fleet,
+    )
+    assert out.code == 0, out.stderr
+    assert out.stdout.startswith("wrote fleet/newton/knowledge/note.md\n")
+
+
+def test_map_keeps_its_line_endings_and_permissions(fleet: Path) -> None:
+    map_path = fleet / "fleet" / "newton" / "MAP.md"
+    map_path.write_bytes(b"# Map\r\n\r\n### knowledge/\r\n\r\n- **[[a]]** A\r\n")
+    map_path.chmod(0o640)
+    out = run_with_stdin(["write", "newton", "b", "--keys", "k", "--summary", "B"], b"x", fleet)
+    assert out.code == 0, out.stderr
+    assert map_path.read_bytes() == (
+        b"# Map\r\n\r\n### knowledge/\r\n\r\n- **[[a]]** A\r\n- **[[b]]** B\r\n"
+    )
+    assert map_path.stat().st_mode & 0o777 == 0o640
+
+
+# -- refusals ---------------------------------------------------------------------------------
+
+OK = ["--keys", "gravity, gravidade", "--summary", "Why things fall"]
+
+
+def _refusal_cases() -> list[tuple[str, list[str], bytes, str]]:
+    """(id, argv after `write`, stdin, the start of the one stderr line)."""
+    return [
+        ("slug-upper", ["newton", "Gravity", *OK], b"x", "kb: 'Gravity' is not a usable name."),
+        ("slug-dots", ["newton", "..", *OK], b"x", "kb: '..' is not a usable name."),
+        ("slug-slash", ["newton", "a/b", *OK], b"x", "kb: 'a/b' is not a usable name."),
+        ("slug-41", ["newton", "a" * 41, *OK], b"x", f"kb: '{'a' * 41}' is not a usable name."),
+        ("slug-hyphen", ["newton", "a-", *OK], b"x", "kb: 'a-' is not a usable name."),
+        ("no-keys", ["newton", "g", "--summary", "s"], b"x", "kb: a note needs keys"),
+        ("blank-keys", ["newton", "g", "--keys", " , ``,"], b"x", "kb: a note needs keys"),
+        ("empty-body", ["newton", "g", *OK], b" \n\t\n", "kb: the note body was empty."),
+        (
+            "provenance",
+            ["newton", "g", *OK, "--provenance", "Human"],
+            b"x",
+            "kb: provenance was 'Human', which is not one of: human, agent, external\n",
+        ),
+        (
+            "stage",
+            ["newton", "g", *OK, "--stage", "final"],
+            b"x",
+            "kb: stage was 'final', which is not one of: raw, captured, distilled, derived\n",
+        ),
+        ("folder-up", ["newton", "g", *OK, "--folder", "../x"], b"x", "kb: folder was '../x'"),
+        ("folder-abs", ["newton", "g", *OK, "--folder", "/tmp"], b"x", "kb: folder was '/tmp'"),
+        ("folder-nested", ["newton", "g", *OK, "--folder", "knowledge/a"], b"x", "kb: folder"),
+        ("folder-bslash", ["newton", "g", *OK, "--folder", "a\\b"], b"x", "kb: folder was"),
+        ("folder-case", ["newton", "g", *OK, "--folder", "Knowledge"], b"x", "kb: folder was"),
+        (
+            "all-dead",
+            ["newton", "g", "--keys", "the law, of it"],
+            b"x",
+            "kb: every key given is unsearchable: `the law`, `of it`.",
+        ),
+        (
+            "em-dash-body",
+            ["newton", "g", *OK],
+            "a \u2014 b\n\nc \u2013 d".encode(),
+            "kb: an em or en dash on line 10, 12 of the note this would have written.",
+        ),
+        (
+            "en-dash-summary",
+            ["newton", "g", "--keys", "gravity", "--summary", "1\u20132"],
+            b"x",
+            "kb: an em or en dash on line 8 of the note",
+        ),
+        ("no-agent", ["galileo", "g", *OK], b"x", "kb: no agent at ./fleet/galileo."),
+        ("agent-dots", ["..", "g", *OK], b"x", "kb: '..' is not an agent name"),
+        ("agent-slash", ["a/b", "g", *OK], b"x", "kb: 'a/b' is not an agent name"),
+        ("exists", ["newton", "taken", *OK], b"x", "kb: ./fleet/newton/knowledge/taken.md already"),
+        ("no-map", ["mapless", "g", *OK], b"x", "kb: ./fleet/mapless has no MAP.md,"),
+        ("stdin-latin1", ["newton", "g", *OK], b"caf\xe9", "kb: cannot read the note from stdin"),
+    ]
+
+
+CASES = _refusal_cases()
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin", "start"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_refusal_leaves_tree_untouched(
+    fleet: Path, argv: list[str], stdin: bytes, start: str
+) -> None:
+    (fleet / "fleet" / "newton" / "knowledge" / "taken.md").write_text("# Taken\n")
+    (fleet / "fleet" / "mapless").mkdir()
+    before = fingerprint(fleet)
+    out = run_with_stdin(["write", *argv], stdin, fleet)
+    assert out.code == 1
+    assert out.stdout == ""
+    assert out.stderr.startswith(start)
+    assert out.stderr.endswith("\n") and out.stderr.count("\n") == 1
+    assert fingerprint(fleet) == before
+
+
+def test_refusal_messages_in_full(fleet: Path) -> None:
+    out = run_with_stdin(["write", "newton", "G", *OK], b"x", fleet)
+    assert out.stderr == (
+        "kb: 'G' is not a usable name. Lower case letters, digits and hyphens, no leading or "
+        "trailing hyphen, 40 characters at most. It becomes both the filename and the [[link]] "
+        "every other note uses to point here.\n"
+    )
+    out = run_with_stdin(["write", "newton", "g", *OK, "--folder", "../x"], b"x", fleet)
+    assert out.stderr == (
+        "kb: folder was '../x', which is not one of: knowledge, inbox, decisions, protocols, "
+        "templates. A note lives in one of the memory folders of its base, and a folder "
+        "outside that set could put it outside the base.\n"
+    )
+
+
+@pytest.mark.parametrize("argv", [["write"], ["write", "newton"], ["write", "--keys", "a", "x"]])
+def test_missing_agent_or_slug_is_a_usage_error(fleet: Path, argv: list[str]) -> None:
+    before = fingerprint(fleet)
+    out = run_with_stdin(argv, b"body", fleet)
+    assert out.code == 2
+    assert out.stderr == "kb: write needs an agent and a name for the note\n\n"
+    assert "kb write <agent> <slug> [fleet-root]" in out.stdout
+    assert "written once" in out.stdout  # the usage says what the code does (quirk 1, fixed)
+    assert fingerprint(fleet) == before
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["write", "newton", "g", ".", "extra", *OK],
+        ["write", "newton", "g", "--keys"],
+        ["write", "newton", "g", "--summary", "--keys", "a"],
+    ],
+)
+def test_malformed_command_lines_are_usage_errors(fleet: Path, argv: list[str]) -> None:
+    before = fingerprint(fleet)
+    out = run_with_stdin(argv, b"body", fleet)
+    assert out.code == 2
+    assert out.stderr.startswith("kb write: ") and out.stderr.count("\n") == 1
+    assert fingerprint(fleet) == before
+
+
+def test_real_process_refusal_and_tty_free_stdin(fleet: Path, kb: RunKb) -> None:
+    before = fingerprint(fleet)
+    out = kb(["write", "newton", "g", *OK], cwd=fleet, stdin="")
+    assert out.code == 1
+    assert out.stderr.startswith("kb: the note body was empty.")
+    assert fingerprint(fleet) == before

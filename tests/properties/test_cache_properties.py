@@ -1,0 +1,173 @@
+"""The header cache in `.kb/index.db` is invisible: a warm open after the fleet changed reads
+the fleet exactly as a cold open (no `.kb/` at all) does. Not in the spec, which has no
+header cache; this guards the cache the implementation added (kb/io/store.py)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from kb.io.indexer import index_bases
+from kb.io.memory import Memory
+from tests.properties.strategies import (
+    MAP_NAMES,
+    BaseSpec,
+    FleetSpec,
+    NoteSpec,
+    files_of,
+    fleets,
+    map_note,
+    notes,
+    totals,
+    write_files,
+)
+
+MAP_CANDIDATES = (*MAP_NAMES, "index.md")
+
+
+@dataclass(frozen=True)
+class Change:
+    """What happens to one base between two opens."""
+
+    drop: tuple[int, ...]  # indices (mod the number of notes) of notes deleted
+    rewrites: tuple[tuple[int, NoteSpec], ...]  # a note's content replaced, same path
+    added: tuple[NoteSpec, ...]
+    maps_after: tuple[str, ...] | None  # the root map files afterwards; None: unchanged
+
+
+@st.composite
+def changes(draw: st.DrawFn, maps: bool) -> Change:
+    return Change(
+        drop=tuple(draw(st.lists(st.integers(0, 20), max_size=3))),
+        rewrites=tuple(draw(st.lists(st.tuples(st.integers(0, 20), notes()), max_size=3))),
+        added=tuple(draw(st.lists(notes(), max_size=3))),
+        maps_after=(
+            tuple(draw(st.lists(st.sampled_from(MAP_CANDIDATES), max_size=3, unique=True)))
+            if maps
+            else None
+        ),
+    )
+
+
+def after(base: BaseSpec, change: Change) -> dict[str, bytes]:
+    before = files_of(base)
+    out = dict(before)
+    ns = base.notes
+    for i in change.drop:
+        if ns:
+            out.pop(ns[i % len(ns)].rel, None)
+    for i, new in change.rewrites:
+        if ns:
+            out[ns[i % len(ns)].rel] = new.render()
+    for n in change.added:
+        out[n.rel] = n.render()
+    if change.maps_after is not None:
+        for m in MAP_CANDIDATES:
+            out.pop(m, None)
+        for i, m in enumerate(change.maps_after):
+            out[m] = map_note("", keyed=i % 2 == 0)
+    for rel, data in out.items():
+        # A rewrite keeps no stale size: the cache is validated by (size, mtime), and two
+        # writes of one size inside the clock's granularity are indistinguishable by stat.
+        old = before.get(rel)
+        if old is not None and old != data and len(old) == len(data):
+            out[rel] = data + b"\n"
+    return out
+
+
+def apply(root: Path, fleet: FleetSpec, per_base: list[Change]) -> None:
+    for base, change in zip(fleet.bases, per_base, strict=False):
+        broot = root / "fleet" / base.name
+        new = after(base, change)
+        for rel in set(files_of(base)) - set(new):
+            (broot / rel).unlink()
+        old = files_of(base)
+        write_files(broot, {r: d for r, d in new.items() if old.get(r) != d})
+
+
+Reading = tuple[
+    tuple[tuple[str, str, str, str, tuple[str, ...], str, bool], ...],
+    tuple[str, ...],
+    tuple[tuple[str, str], ...],
+]
+
+
+def read(root: Path, include_private: bool) -> Reading:
+    with Memory.open([str(root)], all=include_private) as m:
+        headers = tuple(
+            sorted(
+                (b.snapshot.name, h.rel, str(h.bucket), h.title, h.keys, h.purpose, h.private)
+                for b in m.bases
+                for h in b.headers
+            )
+        )
+        return headers, tuple(sorted(m.unreachable)), tuple(sorted(m.unreadable))
+
+
+def warm_and_cold(
+    fleet: FleetSpec, per_base: list[Change], include_private: bool
+) -> tuple[Reading, Reading, str, str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for base in fleet.bases:
+            write_files(root / "fleet" / base.name, files_of(base))
+        index_bases([str(root)], include_private)  # warms the header cache
+        apply(root, fleet, per_base)
+        warm = read(root, include_private)
+        warm_report = index_bases([str(root)], include_private)
+        for kb_dir in root.glob("fleet/*/.kb"):
+            shutil.rmtree(kb_dir)
+        cold = read(root, include_private)
+        cold_report = index_bases([str(root)], include_private)
+        return warm, cold, warm_report, cold_report
+
+
+CACHE_SETTINGS = settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@CACHE_SETTINGS
+@given(
+    fleet=fleets(),
+    per_base=st.lists(changes(maps=False), min_size=3, max_size=3),
+    include_private=st.booleans(),
+)
+def test_a_warm_open_reads_the_fleet_as_a_cold_open_does(
+    fleet: FleetSpec, per_base: list[Change], include_private: bool
+) -> None:
+    warm, cold, warm_report, cold_report = warm_and_cold(fleet, per_base, include_private)
+    assert warm == cold
+    w, c = totals(warm_report), totals(cold_report)
+    assert (w[0], w[3], w[4]) == (c[0], c[3], c[4])  # files, unreachable, exempt
+
+
+INDEX_THEN_MAP = FleetSpec((BaseSpec("alpha", True, None, ("INDEX.md",), (), ()),))
+
+
+@CACHE_SETTINGS
+@example(
+    fleet=INDEX_THEN_MAP,
+    # INDEX.md stays byte-identical; it stops being the map when MAP.md appears.
+    per_base=[Change((), (), (), ("INDEX.md", "MAP.md"))],
+    include_private=False,
+)
+@given(
+    fleet=fleets(),
+    per_base=st.lists(changes(maps=True), min_size=3, max_size=3),
+    include_private=st.booleans(),
+)
+def test_a_warm_open_follows_a_change_of_map(
+    fleet: FleetSpec, per_base: list[Change], include_private: bool
+) -> None:
+    warm, cold, warm_report, cold_report = warm_and_cold(fleet, per_base, include_private)
+    assert warm == cold
+    w, c = totals(warm_report), totals(cold_report)
+    assert (w[0], w[3], w[4]) == (c[0], c[3], c[4])
