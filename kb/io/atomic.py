@@ -27,3 +27,31 @@ def write_atomic(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def make_dirs(folder: Path) -> list[Path]:
+    """Create `folder` and its missing ancestors; return what was created, outermost first,
+    so a later failure can remove exactly those. A failure here removes them itself."""
+    missing: list[Path] = []
+    p = folder
+    while not p.exists():
+        missing.append(p)
+        if p.parent == p:
+            break
+        p = p.parent
+    made: list[Path] = []
+    try:
+        for d in reversed(missing):
+            d.mkdir()
+            made.append(d)
+    except BaseException:
+        remove_dirs(made)
+        raise
+    return made
+
+
+def remove_dirs(made: list[Path]) -> None:
+    """Undo `make_dirs`: remove the created folders innermost first, if still empty."""
+    for d in reversed(made):
+        with contextlib.suppress(OSError):
+            d.rmdir()

@@ -15,6 +15,8 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from kb.io.atomic import make_dirs
+
 
 def create_tree(parent: Path, name: str, files: Sequence[tuple[str, str]]) -> None:
     """Create `parent/name` holding `files` (relative path, text).
@@ -24,7 +26,7 @@ def create_tree(parent: Path, name: str, files: Sequence[tuple[str, str]]) -> No
     target = parent / name
     if os.path.lexists(target):
         raise FileExistsError(target)
-    made = _make_parents(parent)
+    made = make_dirs(parent)
     scratch: Path | None = None
     try:
         scratch = _scratch_dir(parent, name)
@@ -40,29 +42,6 @@ def create_tree(parent: Path, name: str, files: Sequence[tuple[str, str]]) -> No
             with contextlib.suppress(OSError):
                 folder.rmdir()
         raise
-
-
-def _make_parents(parent: Path) -> list[Path]:
-    """Create `parent` and its missing ancestors, returning what was created, outermost
-    first, so a failure can remove exactly those."""
-    missing: list[Path] = []
-    p = parent
-    while not p.exists():
-        missing.append(p)
-        if p.parent == p:
-            break
-        p = p.parent
-    made: list[Path] = []
-    try:
-        for folder in reversed(missing):
-            folder.mkdir()
-            made.append(folder)
-    except BaseException:
-        for folder in reversed(made):
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-        raise
-    return made
 
 
 def _scratch_dir(parent: Path, name: str) -> Path:

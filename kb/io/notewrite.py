@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from kb.io import atomic
+from kb.io.atomic import make_dirs, remove_dirs
 
 
 class StdinError(Exception):
@@ -64,17 +65,17 @@ def write_note_and_map(note: Path, note_text: str, map_path: Path, map_text: str
     try:
         create_new(note, note_text)
     except FileExistsError:
-        _remove_dirs(made)
+        remove_dirs(made)
         raise
     except OSError as e:
-        _remove_dirs(made)
+        remove_dirs(made)
         raise WriteFailed(note, e) from e
     try:
         write_map(map_path, map_text)
     except OSError as e:
         with contextlib.suppress(OSError):
             note.unlink()
-        _remove_dirs(made)
+        remove_dirs(made)
         raise WriteFailed(map_path, e) from e
 
 
@@ -138,25 +139,7 @@ def _write_exclusive(path: Path, text: str) -> None:
 
 
 def _make_dirs(folder: Path) -> list[Path]:
-    missing: list[Path] = []
-    p = folder
-    while not p.exists():
-        missing.append(p)
-        if p.parent == p:
-            break
-        p = p.parent
-    made: list[Path] = []
     try:
-        for d in reversed(missing):
-            d.mkdir()
-            made.append(d)
+        return make_dirs(folder)
     except OSError as e:
-        _remove_dirs(made)
         raise WriteFailed(folder, e) from e
-    return made
-
-
-def _remove_dirs(made: list[Path]) -> None:
-    for d in reversed(made):
-        with contextlib.suppress(OSError):
-            d.rmdir()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from kb.pure.header import lines_of
+from kb.pure.header import body_start, lines_of
 
 MAX_CHARS = 1800
 OVERLAP_CHARS = 300
@@ -61,12 +61,7 @@ def _heading(line: str) -> tuple[int, str] | None:
 
 def chunk(text: str) -> list[Chunk]:
     lines = lines_of(text)
-    i = 0
-    if lines and lines[0].strip() == "---":
-        i = 1
-        while i < len(lines) and lines[i].strip() != "---":
-            i += 1
-        i += 1
+    i = body_start(lines)
     out: list[Chunk] = []
     stack: list[tuple[int, str]] = []
     buffer: list[str] = []

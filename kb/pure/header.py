@@ -75,16 +75,21 @@ def header_of(text: str) -> Header:
     return Header(keys=tuple(keys), purpose=purpose)
 
 
+def body_start(lines: list[str]) -> int:
+    """Index of the first line after the front matter (past the end when it never closes,
+    so an unclosed block hides everything, as the readers of titles and chunks expect)."""
+    if not lines or lines[0].strip() != "---":
+        return 0
+    i = 1
+    while i < len(lines) and lines[i].strip() != "---":
+        i += 1
+    return i + 1
+
+
 def first_heading(text: str) -> str:
     """The first `# ` heading after any front matter; empty when there is none."""
     lines = lines_of(text)
-    i = 0
-    if lines and lines[0].strip() == "---":
-        i = 1
-        while i < len(lines) and lines[i].strip() != "---":
-            i += 1
-        i += 1
-    for line in lines[i:]:
+    for line in lines[body_start(lines) :]:
         stripped = line.strip()
         if stripped.startswith("# "):
             return stripped[2:].strip()

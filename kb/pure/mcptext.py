@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from kb.pure.fusion import Found, looks_stale, no_agreement
 from kb.pure.keyword import KeywordHit
 from kb.pure.listing import Row, row_line
-from kb.pure.remember import NOTICE, Remembered
+from kb.pure.remember import NOTICE, Remembered, evidence_lines
 from kb.pure.render import CHANGED_LABEL
 from kb.pure.verdict import Confidence
 
@@ -153,14 +153,7 @@ def remember_reply(r: Remembered) -> str:
         lines += ["Nothing in the base overlaps this claim.", ""]
     else:
         lines.append("evidence, closest first:")
-        for e in r.evidence:
-            lines += [
-                "",
-                f"  {e.containment:.2f} contained  {e.base}/{e.path}  {e.heading_path}",
-                f"    shared: {', '.join(e.shared) or '-'}",
-                f"    new: {', '.join(e.missing) or '-'}",
-                f"    {e.excerpt.replace(chr(10), ' ').strip()}",
-            ]
+        lines += evidence_lines(r, new_label="new: ")
         lines.append("")
     lines += [
         "---",

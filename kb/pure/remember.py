@@ -119,19 +119,26 @@ def to_json(r: Remembered) -> dict[str, object]:
     }
 
 
+def evidence_lines(r: Remembered, new_label: str = "new:    ") -> list[str]:
+    """The evidence block both surfaces print, closest first."""
+    lines: list[str] = []
+    for e in r.evidence:
+        lines += [
+            "",
+            f"  {e.containment:.2f} contained  {e.base}/{e.path}  {e.heading_path}",
+            f"    shared: {', '.join(e.shared) or '-'}",
+            f"    {new_label}{', '.join(e.missing) or '-'}",
+            f"    {e.excerpt.replace(chr(10), ' ').strip()}",
+        ]
+    return lines
+
+
 def render_terminal(r: Remembered) -> str:
     lines = [f"claim: {r.claim}", f"proposal: {r.proposal}", f"reason: {r.reason}", ""]
     if not r.evidence:
         lines.append("  nothing in the base overlaps this claim.")
     else:
         lines.append("evidence, closest first:")
-        for e in r.evidence:
-            lines += [
-                "",
-                f"  {e.containment:.2f} contained  {e.base}/{e.path}  {e.heading_path}",
-                f"    shared: {', '.join(e.shared) or '-'}",
-                f"    new:    {', '.join(e.missing) or '-'}",
-                f"    {e.excerpt.replace(chr(10), ' ').strip()}",
-            ]
+        lines += evidence_lines(r)
     lines += ["", "---", NOTICE]
     return "\n".join(lines) + "\n"
