@@ -28,7 +28,7 @@ from kb.pure.listing import Facets, Row, matches
 from kb.pure.paths import folder_of, kind_of, layer_of
 from kb.pure.remember import EVIDENCE_WIDTH, Remembered, propose
 from kb.pure.shortfall import shortfall
-from kb.pure.suggest import SUGGEST_LIMIT, suggest
+from kb.pure.suggest import SUGGEST_LIMIT, SuggestIndex
 from kb.pure.verdict import Confidence, confidence_of
 
 KEYWORD_OVERSAMPLE = 4
@@ -100,6 +100,7 @@ class Memory:
         )
         entries: list[Entry] = []
         self._changed: set[tuple[str, str]] = set()
+        self._suggester: SuggestIndex | None = None
         self.unreachable: list[str] = []
         self.unreadable: list[tuple[str, str]] = []
         self.unindexed: list[str] = []
@@ -229,7 +230,9 @@ class Memory:
         return confidence_of([], set(), self.entry_count()).floor
 
     def suggest(self, question: str, limit: int = SUGGEST_LIMIT) -> list[str]:
-        return suggest(question, self.entries, limit)
+        if self._suggester is None:  # built on the first refusal only
+            self._suggester = SuggestIndex(self.entries)
+        return self._suggester.suggest(question, limit)
 
     def shortfall(self, confidence: Confidence) -> list[str]:
         return shortfall(

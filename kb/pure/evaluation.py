@@ -10,8 +10,12 @@ Rules of this module:
   correct agents: the answers' agents that are routable (any answer's agent when nothing
   is routable). A row is ownable when it has an answer and a correct agent.
 - routed: with a classifier verdict, its owner when it says the fleet covers the question,
-  else nobody; without one, nobody unless the verdict is `hit`, then the router's agent.
-  The classifier is a seam: `--classify` arrives later, and every row's verdict is None now.
+  else nobody; without one (no `--classify`, or the classifier did not answer), nobody
+  unless the verdict is `hit`, then the router's agent.
+- With `--classify`: a classified hit is an ownable row whose verdict is covered with a
+  correct owner; a row to decline is declined by the classifier when it names no owner or
+  does not call the question covered. A row the classifier did not answer counts for
+  neither: silence is not an answer, and the report says how many were silent.
 - The gate: an answerable row whose keyword top is right puts its keyword score among the
   hit scores and is demoted if the verdict is not `hit`; one whose keyword top is wrong puts
   its score among the miss scores and is flagged if the verdict is not `hit`. A row to
@@ -42,7 +46,7 @@ VERDICT_WORDS: dict[str, str] = {"hit": "hit", "guess": "guess", "nothing": "non
 
 @frozen
 class ClassifierVerdict:
-    """What a classifier said about one question (the `--classify` seam; unused for now)."""
+    """What a classifier said about one question (`kb eval --classify`)."""
 
     owner: str | None
     covered: bool
@@ -64,6 +68,7 @@ class RowFacts:
     fused_us: int
     keyword_us: int
     classifier: ClassifierVerdict | None = None
+    classifier_us: int | None = None  # None: not asked; else the time the call took
 
 
 def _key_of(base_path: str | None) -> tuple[str, str] | None:
@@ -81,6 +86,7 @@ def facts_of(
     fused_us: int,
     keyword_us: int,
     classifier: ClassifierVerdict | None = None,
+    classifier_us: int | None = None,
 ) -> RowFacts:
     wanted = {answer_key(a) for a in row.answers} - {None}
     rank = next(
@@ -101,6 +107,7 @@ def facts_of(
         fused_us=fused_us,
         keyword_us=keyword_us,
         classifier=classifier,
+        classifier_us=classifier_us,
     )
 
 
@@ -139,6 +146,16 @@ def routed(f: RowFacts) -> str | None:
     if f.classifier is not None:
         return f.classifier.owner if f.classifier.covered else None
     return f.keyword_agent if f.verdict == "hit" else None
+
+
+def classified_hit(f: RowFacts) -> bool:
+    c = f.classifier
+    return c is not None and c.covered and _is_correct(f, c.owner)
+
+
+def classifier_declined(f: RowFacts) -> bool:
+    c = f.classifier
+    return c is not None and (c.owner is None or not c.covered)
 
 
 def marks(f: RowFacts) -> tuple[str, str, str]:
@@ -188,6 +205,12 @@ class Summary:
     no_answer_accuracy: float | None
     fused_us: int  # per question
     keyword_us: int
+    # --classify only (None without it): classified hits of `ownable`, declines the
+    # classifier got right, questions it did not answer, and its time per question.
+    classified: int | None = None
+    classifier_declined: int | None = None
+    classifier_silent: int | None = None
+    classifier_us: int | None = None
 
 
 def _range(scores: Sequence[float]) -> ScoreRange | None:
@@ -211,6 +234,7 @@ def summarise(facts: Sequence[RowFacts]) -> Summary:
     mrr = sum(1.0 / f.rank for f in answerable if f.rank) / len(answerable) if answerable else None
     refused = sum(1 for f in declines if f.verdict == "nothing")
     n = max(len(facts), 1)
+    asked = [f for f in facts if f.classifier_us is not None]
     return Summary(
         rows=len(facts),
         answerable=len(answerable),
@@ -237,6 +261,10 @@ def summarise(facts: Sequence[RowFacts]) -> Summary:
         no_answer_accuracy=refused / len(declines) if declines else None,
         fused_us=sum(f.fused_us for f in facts) // n,
         keyword_us=sum(f.keyword_us for f in facts) // n,
+        classified=sum(1 for f in ownable if classified_hit(f)) if asked else None,
+        classifier_declined=sum(1 for f in declines if classifier_declined(f)) if asked else None,
+        classifier_silent=sum(1 for f in asked if f.classifier is None) if asked else None,
+        classifier_us=sum(f.classifier_us or 0 for f in asked) // n if asked else None,
     )
 
 
@@ -311,6 +339,16 @@ def render(r: Report) -> str:
             f"       ({_plural(excluded, 'question')} excluded: answered only from an attached "
             "base, which can be read but cannot be the agent who answers)"
         )
+    if s.classified is not None:
+        lines.append(
+            f"       model     {s.classified}/{o}  ({pct(s.classified, o)}%), a classifier "
+            "reading the roster and the evidence"
+        )
+        if s.classifier_silent:
+            lines.append(
+                f"       ({_plural(s.classifier_silent, 'question')} got no answer from the "
+                "classifier: counted as wrong, and routed by the keyword fallback)"
+            )
     baseline = s.baseline or "none"
     lines.append(
         f"       always-{baseline}   {s.baseline_hits}/{o}  ({pct(s.baseline_hits, o)}%), "
@@ -330,6 +368,11 @@ def render(r: Report) -> str:
             f"       of {_plural(s.declines, 'question')} the set says to decline: refused "
             f"{s.refused}, hedged {s.hedged}, answered {s.answered}"
         )
+        if s.classifier_declined is not None:
+            lines.append(
+                f"       model     {s.classifier_declined}/{s.declines}, and this is the answer "
+                "it exists to give"
+            )
         lines.append(
             f"       no-answer accuracy {s.refused}/{s.declines}  "
             f"({pct(s.refused, s.declines)}%), refused outright; a guess still hands over a "
@@ -358,6 +401,14 @@ def render(r: Report) -> str:
         "",
         f"SPEED  {s.fused_us} us per question fused, {s.keyword_us} us keyword only. "
         "No model, no network.",
+    ]
+    if s.classifier_us is not None:
+        lines.append(
+            f"       {s.classifier_us} us per question in the classifier, "
+            f"{s.classifier_us // max(s.fused_us, 1)}x the arithmetic. That is the cost of the "
+            "model, and the hook pays it on every message"
+        )
+    lines += [
         f"       Timed in-process under {r.runtime}, with the fleet already open: no process "
         "start or import is in these figures, and an interpreter is slower than the "
         "original's release binary.",
@@ -378,7 +429,7 @@ def _maybe6(x: float | None) -> float | None:
 
 def row_json(f: RowFacts) -> dict[str, Any]:
     file_mark, agent_mark, kw_mark = marks(f)
-    return {
+    out: dict[str, Any] = {
         "line": f.row.line,
         "question": f.row.question,
         "answers": list(f.row.answers),
@@ -393,6 +444,15 @@ def row_json(f: RowFacts) -> dict[str, Any]:
         "fused_agent": f.fused_agent,
         "marks": {"file": file_mark, "agent": agent_mark, "kw": kw_mark},
     }
+    if f.classifier_us is not None:  # --classify
+        c = f.classifier
+        out["classifier"] = {
+            "answered": c is not None,
+            "owner": c.owner if c else None,
+            "covered": c.covered if c else None,
+            "us": f.classifier_us,
+        }
+    return out
 
 
 def to_json(r: Report) -> dict[str, Any]:
@@ -454,5 +514,14 @@ def to_json(r: Report) -> dict[str, Any]:
                 "context": round6(avg.context),
                 "composite": round6(avg.composite),
             },
+        }
+    if s.classified is not None:
+        out["classifier"] = {
+            "hits": s.classified,
+            "of": s.ownable,
+            "declined": s.classifier_declined,
+            "declines": s.declines,
+            "silent": s.classifier_silent,
+            "us": s.classifier_us,
         }
     return out

@@ -49,3 +49,46 @@ def suggest(question: str, entries: Iterable[Entry], limit: int = SUGGEST_LIMIT)
                 collected[key] = score
     ranked = sorted(collected.items(), key=lambda kv: (-kv[1], kv[0]))
     return [k for k, _ in ranked[:limit]]
+
+
+class SuggestIndex:
+    """The same suggestions as `suggest`, without comparing the question with every key.
+
+    Dice similarity is zero unless two words share a trigram, so only the key words that
+    share one with a question word are compared; every score is computed by `look_alike`
+    exactly as the full scan would. Built once per open fleet (a full scan cost ~1.8 s per
+    refusal at 1,000 notes, where boot runs on every prompt). Immutable after construction.
+    """
+
+    def __init__(self, entries: Iterable[Entry]) -> None:
+        keys_of_part: dict[str, list[str]] = {}
+        parts_of_trigram: dict[str, set[str]] = {}
+        seen: set[str] = set()
+        for entry in entries:
+            for key in entry.keywords:
+                if key in seen:
+                    continue
+                seen.add(key)
+                for part in set(normalise(key)):
+                    keys_of_part.setdefault(part, []).append(key)
+                    for tri in trigrams(part):
+                        parts_of_trigram.setdefault(tri, set()).add(part)
+        self._keys_of_part = keys_of_part
+        self._parts_of_trigram = parts_of_trigram
+
+    def suggest(self, question: str, limit: int = SUGGEST_LIMIT) -> list[str]:
+        asked = normalise(question)
+        best: dict[str, float] = {}
+        for word in set(asked):
+            candidates: set[str] = set()
+            for tri in set(trigrams(word)):
+                candidates |= self._parts_of_trigram.get(tri, set())
+            for part in candidates:
+                score = look_alike(word, part)
+                if score < SUGGEST_FLOOR:
+                    continue
+                for key in self._keys_of_part[part]:
+                    if score > best.get(key, 0.0):
+                        best[key] = score
+        ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [k for k, _ in ranked[:limit]]

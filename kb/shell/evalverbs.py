@@ -9,6 +9,7 @@ files it names, and holds the clock for the timings.
 from __future__ import annotations
 
 import platform
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 from returns.result import Failure
 
 from kb.io import misslog
-from kb.io.memory import Memory, OpenError
+from kb.io.memory import Answer, Memory, OpenError
 from kb.io.walk import fleet_manifest
 from kb.pure import evaluation, gold, nearmiss, triad
 from kb.pure.election import ascii_lower, choose_agent_fused
@@ -83,6 +84,12 @@ def evaluate(inp: EvalInput) -> Outcome:
         if stale:
             return Outcome(stderr=warning + gold.stale_message(stale), code=1)
         routable = memory.routable_agents()
+        classifier: _Classifier | None = None
+        if inp.classify:
+            found = _classifier(memory)
+            if isinstance(found, Outcome):
+                return Outcome(stderr=warning + found.stderr, code=found.code)
+            classifier = found
         facts: list[evaluation.RowFacts] = []
         scores: list[triad.TriadScore] = []
         for row in rows:
@@ -92,6 +99,9 @@ def evaluate(inp: EvalInput) -> Outcome:
             start = time.perf_counter_ns()
             memory.route(row.question, inp.top)
             keyword_us = _micros(start)
+            verdict, classifier_us = (
+                classifier.ask(row.question, answer) if classifier else (None, None)
+            )
             facts.append(
                 evaluation.facts_of(
                     row,
@@ -103,6 +113,8 @@ def evaluate(inp: EvalInput) -> Outcome:
                     routable,
                     fused_us,
                     keyword_us,
+                    verdict,
+                    classifier_us,
                 )
             )
             if inp.triad:
@@ -126,6 +138,54 @@ def evaluate(inp: EvalInput) -> Outcome:
     if inp.triad:
         text += triad.render([r.question for r in rows], scores)
     return Outcome(stdout=text, stderr=warning)
+
+
+class _Classifier:
+    """The fleet's classifier, asked about one gold question at a time (`--classify`)."""
+
+    def __init__(self, memory: Memory, command: str) -> None:
+        from kb.io.model import model_timeout
+        from kb.shell.bootverbs import roster_agents
+
+        self.command = command
+        self.root = Path(memory.opened[0])
+        self.roster = roster_agents(memory)
+        self.timeout = model_timeout()
+
+    def ask(self, question: str, answer: Answer) -> tuple[evaluation.ClassifierVerdict | None, int]:
+        from kb.io.model import run_model
+        from kb.pure.classify import dossier, parse_reply
+
+        prompt = dossier(
+            self.roster, question, answer.found, answer.keyword_hits, answer.confidence
+        )
+        reply = run_model(self.command, prompt, self.root, self.timeout)
+        micros = int(reply.elapsed_s * 1_000_000)
+        judged = parse_reply(reply.text, [a.name for a in self.roster]) if reply.text else None
+        if judged is None:
+            return None, micros
+        return evaluation.ClassifierVerdict(
+            judged.owner, judged.coverage == "covered", micros
+        ), micros
+
+
+def _classifier(memory: Memory) -> _Classifier | Outcome:
+    root = memory.opened[0]
+    command = fleet_manifest(root).first("classifier")
+    if command is None:
+        return Outcome(
+            stderr=(
+                f"kb eval: --classify asks the command named by `classifier =` in "
+                f"{Path(root) / 'fleet.txt'}, and there is no such line. Add one, or grade "
+                "without --classify.\n"
+            ),
+            code=2,
+        )
+    # Said before the first call, not with the report: the calls can take minutes, and a
+    # silent terminal reads as a hang.
+    sys.stderr.write("kb eval: asking the classifier about every question, one model call each.\n")
+    sys.stderr.flush()
+    return _Classifier(memory, command)
 
 
 def _apply_refusal(memory: Memory, gold_path: str) -> Outcome:

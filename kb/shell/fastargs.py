@@ -20,7 +20,7 @@ _VALUE_TYPES = {"str": str, "int": int, "str | None": str, "int | None": int}
 
 def fast_parse(input_type: type[Any], args: Sequence[str]) -> Any | None:
     fields = attrs.fields(input_type)
-    by_flag = {f"--{f.name}": f for f in fields}
+    by_flag = {f"--{f.name.replace('_', '-')}": f for f in fields}  # as cyclopts names them
     required = [f for f in fields if f.default is attrs.NOTHING]
     variadic = next((f for f in fields if f.type == "tuple[str, ...]"), None)
     values: dict[str, Any] = {}

@@ -8,6 +8,9 @@ same classes into tool schemas. Nothing here imports a parser.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from attrs import field, frozen
 
 
@@ -15,6 +18,32 @@ def _non_negative(_inst: object, attribute: object, value: int) -> None:
     if value < 0:
         name = getattr(attribute, "name", "top")
         raise ValueError(f"--{name} takes a whole number of 0 or more, not {value}")
+
+
+def _port(_inst: object, _attribute: object, value: int) -> None:
+    if not 0 <= value <= 65535:
+        raise ValueError(f"--port takes a TCP port from 0 to 65535, not {value}")
+
+
+def _one_of(legal: tuple[str, ...]) -> Callable[[Any, Any, str], None]:
+    def check(_inst: Any, attribute: Any, value: str) -> None:
+        if value not in legal:
+            name = getattr(attribute, "name", "value")
+            raise ValueError(f"--{name} takes one of {', '.join(legal)}, not {value!r}")
+
+    return check
+
+
+# Literal copies of kb.pure.graph.DIRECTIONS and kb.pure.graphrender.FORMATS, so that every
+# verb's parse does not import the graph modules; a unit test holds them equal.
+LINK_DIRECTIONS = ("out", "in", "both")
+GRAPH_FORMATS = ("mermaid", "dot", "json")
+
+
+def _budget(_inst: object, attribute: object, value: int | None) -> None:
+    if value is not None and value < 0:
+        name = getattr(attribute, "name", "budget").replace("_", "-")
+        raise ValueError(f"--{name} takes a number of bytes, 0 or more, not {value}")
 
 
 @frozen
@@ -25,6 +54,32 @@ class RouteInput:
     hybrid: bool = False
     json: bool = False
     all: bool = False
+    # `--context`: the served files as budgeted excerpts (kb.pure.context). The budgets are
+    # None when not given, so that giving one without --context can be refused.
+    context: bool = False
+    context_chars: int | None = field(default=None, validator=_budget)
+    context_total: int | None = field(default=None, validator=_budget)
+
+
+def _seconds(_inst: object, attribute: object, value: float | None) -> None:
+    if value is not None and not (0 < value < float("inf")):
+        name = getattr(attribute, "name", "seconds").replace("_", "-")
+        raise ValueError(f"--{name} takes a number of seconds greater than 0, not {value}")
+
+
+@frozen
+class AnswerInput:
+    """`kb answer <question> [path]... [--top N] [--all] [--expanded | --complete]
+    [--model-timeout S]`: `--complete` wins over `--expanded`; the timeout defaults to
+    KB_MODEL_TIMEOUT, else 300 s."""
+
+    question: str
+    paths: tuple[str, ...] = ()
+    top: int = field(default=5, validator=_non_negative)
+    all: bool = False
+    expanded: bool = False
+    complete: bool = False
+    model_timeout: float | None = field(default=None, validator=_seconds)
 
 
 @frozen
@@ -44,6 +99,9 @@ class ListInput:
     provenance: str | None = None
     json: bool = False
     all: bool = False
+    # `--where key=value` (repeatable, AND) and `--sort FIELD`: kb.pure.where.
+    where: tuple[str, ...] = field(default=(), kw_only=True)
+    sort: str | None = field(default=None, kw_only=True)
 
 
 @frozen
@@ -71,6 +129,8 @@ class ServeInput:
     paths: tuple[str, ...] = ()
     top: int = field(default=5, validator=_non_negative)
     all: bool = False
+    http: bool = False
+    port: int = field(default=4115, validator=_port)
 
 
 @frozen
@@ -146,6 +206,7 @@ class EvalInput:
     paths: tuple[str, ...] = ()
     top: int = field(default=5, validator=_non_negative)
     all: bool = False
+    classify: bool = False
     triad: bool = False
     json: bool = False
 
@@ -158,3 +219,213 @@ class MissesInput:
     json: bool = False
     apply: bool = False
     gold: str | None = None
+
+
+@frozen
+class MisrouteInput:
+    """`kb misroute <message> --chose <agent> --owner <agent|none> [--why <text>] [path]`.
+
+    The message is optional here so that a missing one gets its own line and exit 2 from the
+    run function, after the missing-flag check, in the spec's order. Flags are keyword-only,
+    so a stray third positional is refused instead of landing in a field.
+    """
+
+    message: str | None = None
+    path: str = "."
+    chose: str | None = field(default=None, kw_only=True)
+    owner: str | None = field(default=None, kw_only=True)
+    why: str | None = field(default=None, kw_only=True)
+
+
+@frozen
+class MisroutesInput:
+    path: str = "."
+    top: int = field(default=5, validator=_non_negative, kw_only=True)
+
+
+@frozen
+class AbstentionsInput:
+    path: str = "."
+    top: int = field(default=5, validator=_non_negative, kw_only=True)
+    all: bool = field(default=False, kw_only=True)
+
+
+@frozen
+class LinksInput:
+    note: str
+    paths: tuple[str, ...] = ()
+    direction: str = field(default="out", validator=_one_of(LINK_DIRECTIONS))
+    depth: int = field(default=1, validator=_non_negative)
+    limit: int = field(default=50, validator=_non_negative)
+    json: bool = False
+    all: bool = False
+
+
+@frozen
+class GraphInput:
+    paths: tuple[str, ...] = ()
+    format: str = field(default="mermaid", validator=_one_of(GRAPH_FORMATS))
+    note: str | None = None
+    key: str | None = None
+    limit: int = field(default=50, validator=_non_negative)
+    all: bool = False
+
+
+@frozen
+class BlocksInput:
+    path: str = "."
+    emit: bool = False
+
+
+@frozen
+class BootInput:
+    paths: tuple[str, ...] = ()
+    top: int = field(default=5, validator=_non_negative)
+    all: bool = False
+    session: str | None = None
+    cwd: str | None = None
+    text: bool = False
+
+
+@frozen
+class CaptureInput:
+    """`kb capture [path] [--session ID] [--conclusion <text>]`."""
+
+    path: str | None = None
+    session: str | None = field(default=None, kw_only=True)
+    conclusion: str | None = field(default=None, kw_only=True)
+
+
+@frozen
+class HandoffInput:
+    """`kb handoff save|claim|complete|show ...` and `kb handoff [path]`: `action` is the
+    word after `handoff` when it is one of those, and otherwise the fleet root (the run
+    function tells them apart); `paths` holds the agent and the root that follow it.
+    `--claim <agent>` and `--complete` are the original's flag spellings of the actions."""
+
+    action: str | None = None
+    paths: tuple[str, ...] = ()
+    task: str | None = field(default=None, kw_only=True)
+    decision: tuple[str, ...] = field(default=(), kw_only=True)
+    blocker: tuple[str, ...] = field(default=(), kw_only=True)
+    next: tuple[str, ...] = field(default=(), kw_only=True)
+    ref: tuple[str, ...] = field(default=(), kw_only=True)
+    reference: tuple[str, ...] = field(default=(), kw_only=True)
+    session: str | None = field(default=None, kw_only=True)
+    claim: str | None = field(default=None, kw_only=True)
+    complete: bool = field(default=False, kw_only=True)
+    show: bool = field(default=False, kw_only=True)
+    json: bool = field(default=False, kw_only=True)
+
+
+def _ui_port(_inst: object, _attribute: object, value: int) -> None:
+    # 0 ("any free port") is refused too: the address printed at start must be the real one.
+    if not 1 <= value <= 65535:
+        raise ValueError(f"--port takes a port number from 1 to 65535, not {value}")
+
+
+@frozen
+class UiInput:
+    # No flag names an address: the reading room binds 127.0.0.1 and nothing else.
+    paths: tuple[str, ...] = ()
+    port: int = field(default=4114, validator=_ui_port)
+    all: bool = False
+
+
+# A literal copy of kb.pure.panel.MAX_REVIEWERS, so that parsing does not import the panel's
+# modules; tests/properties/test_panel_properties.py holds the two equal.
+PANEL_MAX_REVIEWERS = 3
+
+
+def _panel_size(_inst: object, _attribute: object, value: tuple[str, ...]) -> None:
+    # The names as the ledger keys them (kb.pure.panel.name_of): flattened, lower-cased.
+    flat = (v.replace("\t", " ").replace("\r", " ").replace("\n", " ").strip() for v in value)
+    names = list(dict.fromkeys(n.lower() for n in flat if n))
+    if len(names) > PANEL_MAX_REVIEWERS:
+        raise ValueError(
+            f"--reviewer names at most {PANEL_MAX_REVIEWERS} agents, not {len(names)} "
+            f"({', '.join(names)}): a panel seats at most three reviewers, and each one past "
+            "three costs a whole constitution and adds less. Keep the three whose domains the "
+            "piece claims most."
+        )
+
+
+@frozen
+class PanelInput:
+    """`kb panel` in its four forms (open, record with --from, --resolve, --ledger), told
+    apart by the run function in the spec's order: --ledger, --resolve, --from, else open.
+    `artifact` is optional so that each form words its own refusal; the fleet root is the
+    second positional. Flags are keyword-only, so a third positional is refused."""
+
+    artifact: str | None = None
+    path: str = "."
+    owner: str | None = field(default=None, kw_only=True)
+    reviewer: tuple[str, ...] = field(default=(), kw_only=True, validator=_panel_size)
+    out: str | None = field(default=None, kw_only=True)
+    json: bool = field(default=False, kw_only=True)
+    from_: str | None = field(default=None, kw_only=True)  # `--from`
+    objection: str | None = field(default=None, kw_only=True)
+    blocking: bool = field(default=False, kw_only=True)
+    nothing: bool = field(default=False, kw_only=True)
+    not_returned: bool = field(default=False, kw_only=True)
+    why: str | None = field(default=None, kw_only=True)
+    # Text, not a number: a bad value gets the spec's own line, which names the --ledger.
+    resolve: str | None = field(default=None, kw_only=True)
+    taken: bool = field(default=False, kw_only=True)
+    refused: bool = field(default=False, kw_only=True)
+    escalated: bool = field(default=False, kw_only=True)
+    ledger: bool = field(default=False, kw_only=True)
+
+
+def _cap(_inst: object, _attribute: object, value: int | None) -> None:
+    if value is not None and value < 0:
+        raise ValueError(f"--max takes a whole number of 0 or more, not {value}")
+
+
+@frozen
+class PromoteInput:
+    """`kb promote [path]... [--top N] [--all] [--dry-run] [--max N] [--lock]`."""
+
+    paths: tuple[str, ...] = ()
+    top: int = field(default=5, validator=_non_negative)
+    all: bool = False
+    dry_run: bool = False
+    max: int | None = field(default=None, validator=_cap)
+    lock: bool = False
+
+
+@frozen
+class RejectionsInput:
+    """`kb rejections [path]... [--top N] [--agent A] [--lens L] [--json]`."""
+
+    paths: tuple[str, ...] = ()
+    top: int = field(default=5, validator=_non_negative)
+    agent: str | None = None
+    lens: str | None = None
+    json: bool = False
+
+
+@frozen
+class IngestInput:
+    """`kb ingest <file> [path]... [--agent NAME] [--keep] [--dry-run] [--top N] [--all]`.
+    The file is optional here so that a missing one gets the verb's own line (no usage)."""
+
+    file: str | None = None
+    paths: tuple[str, ...] = ()
+    agent: str | None = None
+    keep: bool = False
+    dry_run: bool = False
+    top: int = field(default=5, validator=_non_negative)
+    all: bool = False
+
+
+@frozen
+class ConsolidateInput:
+    """`kb consolidate <agent> [path] [--sessions N] [--top N] [--dry-run] [--json]`."""
+
+    agent: str
+    path: str = "."
+    sessions: int = field(default=5, validator=_non_negative, kw_only=True)
+    top: int = field(default=5, validator=_non_negative, kw_only=True)
+    dry_run: bool = field(default=False, kw_only=True)
+    json: bool = field(default=False, kw_only=True)

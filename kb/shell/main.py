@@ -102,9 +102,10 @@ def run(argv: Sequence[str]) -> Outcome:
         parsed = fast_parse(command.input_type, rest)
     if parsed is None:
         parsed = _parse(command, rest)
-    if isinstance(parsed, Outcome):
-        return parsed
-    return command.run(parsed)
+    outcome = parsed if isinstance(parsed, Outcome) else command.run(parsed)
+    if command.hook and outcome.code != 0:
+        return Outcome(stdout=outcome.stdout, stderr=outcome.stderr, code=0)
+    return outcome
 
 
 def main(argv: Sequence[str] | None = None) -> int:

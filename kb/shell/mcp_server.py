@@ -142,6 +142,24 @@ def dumps_line(reply: Mapping[str, Any]) -> str:
     return json.dumps(reply, ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "\n"
 
 
+def banner(memory: Memory, include_private: bool, where: str) -> str:
+    """The start-up lines on stderr, shared by the stdio and the HTTP transports."""
+    out = ""
+    if memory.index_was_rebuilt:
+        out += (
+            "kb serve: an index predated the private column (ADR-0034) and was emptied.\n"
+            "    Run `kb index` before relying on retrieval.\n"
+        )
+    for b in memory.bases:
+        extra = "  (private layer INCLUDED)" if include_private else ""
+        out += f"kb serve: {b.snapshot.agent_name} ({b.snapshot.given}){extra}\n"
+    scope = "All" if include_private else "Public"
+    return out + (
+        f"kb serve: {memory.entry_count()} map entries, {memory.alias_count()} aliases, "
+        f"scope {scope}. Ready on {where}\n"
+    )
+
+
 def serve(
     paths: list[str],
     top: int,
@@ -159,19 +177,7 @@ def serve(
         stderr.write(f"kb serve: {e}\n")
         return 1
     with memory:
-        if memory.index_was_rebuilt:
-            stderr.write(
-                "kb serve: an index predated the private column (ADR-0034) and was emptied.\n"
-                "    Run `kb index` before relying on retrieval.\n"
-            )
-        for b in memory.bases:
-            extra = "  (private layer INCLUDED)" if include_private else ""
-            stderr.write(f"kb serve: {b.snapshot.agent_name} ({b.snapshot.given}){extra}\n")
-        scope = "All" if include_private else "Public"
-        stderr.write(
-            f"kb serve: {memory.entry_count()} map entries, {memory.alias_count()} aliases, "
-            f"scope {scope}. Ready on stdio.\n"
-        )
+        stderr.write(banner(memory, include_private, "stdio."))
         stderr.flush()
         server = Server(memory, top)
         for raw in stdin:

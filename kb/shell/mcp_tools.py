@@ -14,8 +14,10 @@ from typing import Any
 from attrs import frozen
 
 from kb.io.memory import Memory
+from kb.io.served import listed
 from kb.pure import mcptext
 from kb.pure.listing import Facets, checked
+from kb.pure.where import conditions, sort_field, split_joined
 
 
 class ToolError(Exception):
@@ -111,9 +113,13 @@ def _list(memory: Memory, args: Mapping[str, Any], _top: int) -> str:
             *(_optional_text(args, k) for k in ("base", "folder", "kind", "stage", "provenance"))
         )
     )
-    if isinstance(facets, Failure):
-        raise ToolError(facets.failure())
-    return mcptext.list_reply(memory.list(facets.unwrap()), _count(args, "limit", 50))
+    where = conditions(split_joined(_optional_text(args, "where") or ""), "where")
+    sort = sort_field(_optional_text(args, "sort"), "sort")
+    for refused in (facets, where, sort):
+        if isinstance(refused, Failure):
+            raise ToolError(refused.failure())
+    rows = listed(memory, facets.unwrap(), where.unwrap(), sort.unwrap())
+    return mcptext.list_reply(rows, _count(args, "limit", 50))
 
 
 _QUESTION = Arg("question", "string", "The question, in the words a person would use.", True)
@@ -165,6 +171,20 @@ TOOLS: tuple[Tool, ...] = (
             Arg("kind", "string", "memory, skills or tools."),
             Arg("stage", "string", "raw, captured, distilled or derived."),
             Arg("provenance", "string", "human, agent or external."),
+            Arg(
+                "where",
+                "string",
+                "Exact front-matter conditions, all of which must hold: "
+                '"key=value; key2=value2". Dotted keys reach nested front matter '
+                "(relations.supports=notes/a); list values such as tags match ignoring case, "
+                "other values match exactly.",
+            ),
+            Arg(
+                "sort",
+                "string",
+                "Sort by base, path, title, folder, kind, stage, provenance or any "
+                "front-matter key; missing values last, ties in listing order.",
+            ),
             Arg("limit", "integer", "At most this many rows (default 50)."),
         ),
         _list,

@@ -28,6 +28,12 @@ def _warnings(memory: Memory) -> str:
 
 
 def route(inp: RouteInput) -> Outcome:
+    if not inp.context and (inp.context_chars is not None or inp.context_total is not None):
+        flag = "--context-chars" if inp.context_chars is not None else "--context-total"
+        return Outcome(
+            stderr=f"kb route: {flag} is a budget for --context; add --context or drop it\n",
+            code=2,
+        )
     try:
         memory = Memory.open(_paths(inp.paths), all=inp.all)
     except OpenError as e:
@@ -39,6 +45,8 @@ def route(inp: RouteInput) -> Outcome:
         stderr = _warnings(memory)
         if loss is not None and loss.error:
             stderr += f"kb: {loss.error}\n"
+        if inp.context:
+            return _route_context(memory, inp, answer, stderr)
         if inp.json:
             return Outcome(stdout=_route_json(memory, answer, loss), stderr=stderr)
         hits = answer.keyword_hits[: inp.top] if not inp.hybrid else ()
@@ -56,6 +64,32 @@ def route(inp: RouteInput) -> Outcome:
             changed=answer.changed,
         )
         return Outcome(stdout=route_text(view), stderr=stderr)
+
+
+def _route_context(memory: Memory, inp: RouteInput, answer: Answer, stderr: str) -> Outcome:
+    """`--context`: the served files as budgeted excerpts, for a prompt (docs/context.md)."""
+    from kb.io.served import served
+    from kb.pure.context import (
+        DEFAULT_PER_FILE,
+        DEFAULT_TOTAL,
+        Budget,
+        assemble,
+        render_json,
+        render_text,
+    )
+
+    budget = Budget(
+        DEFAULT_PER_FILE if inp.context_chars is None else inp.context_chars,
+        DEFAULT_TOTAL if inp.context_total is None else inp.context_total,
+    )
+    # A refusal serves nothing: text the scorers merely ranked is not an answer to inject.
+    refused = answer.confidence.verdict == "nothing"
+    excerpts = [] if refused else assemble(served(memory, answer.found), answer.terms, budget)
+    if refused:
+        stderr += "kb: nothing here answers this question (verdict: nothing); no context given\n"
+    if inp.json:
+        return Outcome(stdout=dumps(render_json(excerpts)) + "\n", stderr=stderr)
+    return Outcome(stdout=render_text(excerpts), stderr=stderr)
 
 
 def _route_json(memory: Memory, answer: Answer, loss: RecallLoss | None) -> str:
@@ -102,15 +136,25 @@ def index(inp: IndexInput) -> Outcome:
 def list_files(inp: ListInput) -> Outcome:
     from returns.result import Failure
 
+    from kb.pure.where import conditions, sort_field
+
     facets = checked(Facets(inp.base, inp.folder, inp.kind, inp.stage, inp.provenance))
-    if isinstance(facets, Failure):
-        return Outcome(stderr=f"kb: {facets.failure()}\n", code=2)
+    where = conditions(inp.where)
+    sort = sort_field(inp.sort)
+    for refused in (facets, where, sort):
+        if isinstance(refused, Failure):
+            return Outcome(stderr=f"kb: {refused.failure()}\n", code=2)
     try:
         memory = Memory.open(_paths(inp.paths), all=inp.all)
     except OpenError as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
     with memory:
-        rows = memory.list(facets.unwrap())
+        if inp.where or inp.sort is not None:
+            from kb.io.served import listed
+
+            rows = listed(memory, facets.unwrap(), where.unwrap(), sort.unwrap())
+        else:
+            rows = memory.list(facets.unwrap())
     if inp.json:
         return Outcome(stdout=dumps([row_json(r) for r in rows]) + "\n")
     lines = [row_line(r) for r in rows]

@@ -1,12 +1,23 @@
-"""`kb serve`: run the MCP stdio server until stdin closes."""
+"""`kb serve`: run the MCP server, on stdio until stdin closes, or with --http on the
+loopback interface until interrupted."""
 
 from __future__ import annotations
 
 from kb.shell.inputs import ServeInput
-from kb.shell.mcp_server import serve as run_server
 from kb.shell.outcome import Outcome
+
+DEFAULT_PORT = 4115  # kb.shell.mcp_http.DEFAULT_PORT; kept here so stdio never imports it
 
 
 def serve(inp: ServeInput) -> Outcome:
     # The server writes its own streams as it goes; the Outcome only carries the exit code.
-    return Outcome(code=run_server(list(inp.paths) or ["."], inp.top, inp.all))
+    paths = list(inp.paths) or ["."]
+    if inp.http:
+        from kb.shell.mcp_http import serve_http
+
+        return Outcome(code=serve_http(paths, inp.top, inp.all, inp.port))
+    if inp.port != DEFAULT_PORT:
+        return Outcome(stderr="kb serve: --port only applies with --http\n", code=2)
+    from kb.shell.mcp_server import serve as run_server
+
+    return Outcome(code=run_server(paths, inp.top, inp.all))

@@ -27,6 +27,9 @@ class Command:
     needs: str | None = None  # stderr line when the first required positional is missing
     summary: str = ""
     hot: bool = False  # runs on every prompt: parsed by kb.shell.fastargs when well-formed
+    # A hook (`kb boot`): every outcome exits 0, usage errors included, because a failing
+    # UserPromptSubmit hook blocks or decorates the user's message.
+    hook: bool = False
     # Short spellings the usage line promises (`-m`), rewritten to the field's flag first.
     aliases: tuple[tuple[str, str], ...] = ()
 
@@ -49,6 +52,7 @@ COMMANDS: tuple[Command, ...] = (
         (
             "kb list [path]... [--base B] [--folder F] [--kind K] [--stage S] [--provenance P]"
             " [--json] [--all]",
+            "        [--where key=value]... [--sort FIELD]",
         ),
         inputs.ListInput,
         "kb.shell.readverbs:list_files",
@@ -56,7 +60,10 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "route",
-        ("kb route <question> [path]... [--top N] [--hybrid] [--json] [--all]",),
+        (
+            "kb route <question> [path]... [--top N] [--hybrid] [--json] [--all]",
+            "         [--context [--context-chars N] [--context-total N]]",
+        ),
         inputs.RouteInput,
         "kb.shell.readverbs:route",
         needs="kb: route needs a question",
@@ -97,10 +104,10 @@ COMMANDS += (
 COMMANDS += (
     Command(
         "serve",
-        ("kb serve [path]... [--top N] [--all]",),
+        ("kb serve [path]... [--top N] [--all] [--http [--port N]]",),
         inputs.ServeInput,
         "kb.shell.serveverb:serve",
-        summary="Serve the memory over the Model Context Protocol on stdio.",
+        summary="Serve the memory over the Model Context Protocol, on stdio or loopback HTTP.",
     ),
 )
 
@@ -165,7 +172,7 @@ COMMANDS += (
 COMMANDS += (
     Command(
         "eval",
-        ("kb eval <gold.tsv> [path]... [--top N] [--all] [--triad] [--json]",),
+        ("kb eval <gold.tsv> [path]... [--top N] [--all] [--classify] [--triad] [--json]",),
         inputs.EvalInput,
         "kb.shell.evalverbs:evaluate",
         needs="kb: eval needs a gold file",
@@ -177,6 +184,182 @@ COMMANDS += (
         inputs.MissesInput,
         "kb.shell.evalverbs:misses",
         summary="Read the miss log back with what today's index nearly caught.",
+    ),
+)
+
+COMMANDS += (
+    Command(
+        "misroute",
+        ("kb misroute <message> --chose <agent> --owner <agent|none> [--why <text>] [path]",),
+        inputs.MisrouteInput,
+        "kb.shell.logverbs:misroute",
+        # no `needs`: a missing --chose/--owner is reported first, then a missing message,
+        # each as its own line from the run function.
+        summary="Record that the router handed a message to an agent that does not own it.",
+        # `--owner -` means nobody, but the parser reads a bare `-` as an option; `none` is
+        # the same owner, so the word is rewritten before parsing.
+        aliases=(("-", "none"),),
+    ),
+    Command(
+        "misroutes",
+        ("kb misroutes [path] [--top N]",),
+        inputs.MisroutesInput,
+        "kb.shell.logverbs:misroutes",
+        summary="Read the misroute log back, the most often filed fault first.",
+    ),
+    Command(
+        "abstentions",
+        ("kb abstentions [path] [--top N] [--all]",),
+        inputs.AbstentionsInput,
+        "kb.shell.logverbs:abstentions",
+        summary="Read back the subjects no agent covers, with what each scores today.",
+    ),
+)
+
+COMMANDS += (
+    Command(
+        "links",
+        (
+            "kb links <note> [path]... [--direction in|out|both] [--depth N] [--limit N] [--json]"
+            " [--all]",
+        ),
+        inputs.LinksInput,
+        "kb.shell.graphverbs:links",
+        needs="kb: links needs a note (base/path, a path, or a file name)",
+        summary="Walk a note's wikilinks and path links, a bounded number of hops.",
+    ),
+    Command(
+        "graph",
+        (
+            "kb graph [path]... [--format mermaid|dot|json] [--note N] [--key K] [--limit N]"
+            " [--all]",
+        ),
+        inputs.GraphInput,
+        "kb.shell.graphverbs:graph",
+        summary="Export the link graph and the shared-key graph as Mermaid, DOT or JSON.",
+    ),
+)
+
+COMMANDS += (
+    Command(
+        "blocks",
+        ("kb blocks [path] [--emit]",),
+        inputs.BlocksInput,
+        "kb.shell.bootverbs:blocks",
+        summary="Price an agent's constitution by block, or print it as the model gets it.",
+    ),
+    Command(
+        "boot",
+        ("kb boot [path]... [--top N] [--all] [--session ID] [--cwd DIR] [--text]",),
+        inputs.BootInput,
+        "kb.shell.bootverbs:boot",
+        summary="Route one message before the model sees it (a UserPromptSubmit hook).",
+        hot=True,
+        hook=True,
+    ),
+)
+
+COMMANDS += (
+    Command(
+        "handoff",
+        (
+            "kb handoff save <agent> --task <task> [--decision <d>]... [--blocker <b>]...",
+            "                [--next <n>]... [--ref <r>]... [--session ID] [path]",
+            "kb handoff claim <agent> [--session ID] [path]",
+            "kb handoff complete [--session ID] [path]",
+            "kb handoff [path] [--session ID] [--show] [--json]",
+        ),
+        inputs.HandoffInput,
+        "kb.shell.sessionverbs:handoff",
+        # no `needs`: `kb handoff` alone shows the latest record; the run function words the
+        # refusals of `save` and `claim` without their agent.
+        summary="Save, claim, complete or read back the baton one session hands the next.",
+    ),
+    Command(
+        "capture",
+        ("kb capture [path] [--session ID] [--conclusion <text>]",),
+        inputs.CaptureInput,
+        "kb.shell.sessionverbs:capture",
+        summary="Turn a session's record into one raw deposit in the routed agent's inbox/.",
+    ),
+)
+
+COMMANDS += (
+    Command(
+        "ui",
+        ("kb ui [path]... [--port N] [--all]",),
+        inputs.UiInput,
+        "kb.shell.uiverb:ui",
+        summary="Serve the reading room, a local page over the same memory, on 127.0.0.1.",
+    ),
+)
+
+COMMANDS += (
+    Command(
+        "answer",
+        (
+            "kb answer <question> [path]... [--top N] [--all] [--expanded | --complete]",
+            "          [--model-timeout S]",
+        ),
+        inputs.AnswerInput,
+        "kb.shell.answerverb:answer",
+        needs="kb: answer needs a question",
+        summary="Have the fleet's answerer model write up what retrieval found, with citations.",
+    ),
+)
+
+COMMANDS += (
+    Command(
+        "panel",
+        (
+            "kb panel <artifact> [path] --owner <agent> [--reviewer <agent>]... [--out D]"
+            " [--json]",
+            "kb panel <artifact> [path] --from <agent> (--objection <text> [--blocking]",
+            "                                          | --nothing | --not-returned)"
+            " [--why <text>]",
+            "kb panel <artifact> [path] --resolve <n> (--taken | --refused | --escalated)"
+            " [--why <text>]",
+            "                                         [--from <agent>]",
+            "kb panel [<artifact>] [path] --ledger [--json]",
+        ),
+        inputs.PanelInput,
+        "kb.shell.panelverbs:panel",
+        # no `needs`: `kb panel --ledger` takes no artifact, and each form words its own line
+        # when one is due.
+        summary="Open an objection round on one artifact, price it, and keep its ledger.",
+    ),
+)
+
+COMMANDS += (
+    Command(
+        "promote",
+        ("kb promote [path]... [--top N] [--all] [--dry-run] [--max N] [--lock]",),
+        inputs.PromoteInput,
+        "kb.shell.promoteverbs:promote",
+        summary="Offer each inbox to the promoter; write only what three reviews accept.",
+    ),
+    Command(
+        "rejections",
+        ("kb rejections [path]... [--top N] [--agent A] [--lens L] [--json]",),
+        inputs.RejectionsInput,
+        "kb.shell.promoteverbs:rejections_verb",
+        summary="Read kb-rejections.txt back: what the reviewer refused, most refused first.",
+    ),
+    Command(
+        "ingest",
+        ("kb ingest <file> [path]... [--agent NAME] [--keep] [--dry-run] [--top N] [--all]",),
+        inputs.IngestInput,
+        "kb.shell.ingestverb:ingest",
+        # no `needs`: a missing file gets the verb's own one line, without the usage text.
+        summary="Stage one document in its owner's inbox and distil it through promote.",
+    ),
+    Command(
+        "consolidate",
+        ("kb consolidate <agent> [path] [--sessions N] [--top N] [--dry-run] [--json]",),
+        inputs.ConsolidateInput,
+        "kb.shell.consolidateverb:consolidate",
+        needs="kb: consolidate needs an agent name",
+        summary="Propose what recurs across an agent's sessions, cited, through the reviewer.",
     ),
 )
 

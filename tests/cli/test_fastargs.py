@@ -17,10 +17,12 @@ word = st.text(
 
 flag_tokens = st.lists(
     st.one_of(
-        st.sampled_from([["--json"], ["--all"], ["--hybrid"]]),
+        st.sampled_from([["--json"], ["--all"], ["--hybrid"], ["--context"]]),
         st.integers(min_value=0, max_value=500).map(lambda n: ["--top", str(n)]),
+        st.integers(min_value=0, max_value=20_000).map(lambda n: ["--context-chars", str(n)]),
+        st.integers(min_value=0, max_value=20_000).map(lambda n: ["--context-total", str(n)]),
     ),
-    max_size=4,
+    max_size=6,
     unique_by=lambda t: t[0],
 )
 
@@ -47,7 +49,24 @@ def test_fast_parser_agrees_with_cyclopts_on_well_formed_route(argv: list[str]) 
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(
-        st.one_of(word, st.sampled_from(["--top", "--json", "-x", "--top=3", "--kind"])), max_size=6
+        st.one_of(
+            word,
+            st.sampled_from(
+                [
+                    "--top",
+                    "--json",
+                    "-x",
+                    "--top=3",
+                    "--kind",
+                    "--context",
+                    "--context-chars",
+                    "--context_total",
+                    "-1",
+                    "12",
+                ]
+            ),
+        ),
+        max_size=6,
     )
 )
 def test_fast_parser_never_disagrees_it_only_declines(argv: list[str]) -> None:
@@ -62,4 +81,9 @@ def test_declines_what_it_does_not_handle() -> None:
     assert fast_parse(RouteInput, ["q", "--top=3"]) is None
     assert fast_parse(RouteInput, ["q", "--json", "--json"]) is None
     assert fast_parse(RouteInput, ["q", "--nope"]) is None
+    assert fast_parse(RouteInput, ["q", "--context-chars", "-1"]) is None
+    assert fast_parse(RouteInput, ["q", "--context_chars", "10"]) is None
+    assert fast_parse(RouteInput, ["q", "--context", "--context-total", "90"]) == RouteInput(
+        "q", context=True, context_total=90
+    )
     assert fast_parse(ListInput, ["a", "--kind", "tools"]) == ListInput(paths=("a",), kind="tools")

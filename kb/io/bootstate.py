@@ -1,0 +1,100 @@
+"""The session files `kb boot` reads and writes under `{root}/.kb/sessions/`, on the hot path.
+
+`kb capture` and `kb handoff` own these files too (kb.io.sessions); this module reads and
+writes the same formats with what a per-message hook can afford: it imports nothing of the
+capture and handoff machinery (about 26 ms per process, measured), and it lists the folder
+once before parsing any handoff record.
+
+- `.kb/sessions/{safe}`: the agent the session was last routed to, replaced atomically.
+- `.kb/sessions/{safe}.events`: one event line per `write` on an O_APPEND descriptor, so
+  concurrent writers never interleave inside a line; a torn last line (a writer killed
+  mid-line) gets a newline first, so the new event never fuses with it.
+- `.kb/sessions/{safe}.handoff.md` and `latest-handoff.txt`: read only.
+Every write is best effort: a hook that cannot record its session still answers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+from kb.io.atomic import write_atomic
+from kb.pure.continuity import Handoff, parse_handoff
+from kb.pure.session import safe_session
+
+HANDOFF_SUFFIX = ".handoff.md"
+LATEST_HANDOFF = "latest-handoff.txt"
+
+
+def sessions_dir(root: str) -> Path:
+    return Path(root) / ".kb" / "sessions"
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
+
+
+def last_agent(root: str, safe: str) -> str | None:
+    text = _read(sessions_dir(root) / safe)
+    return (text.strip() or None) if text is not None else None
+
+
+def remember_agent(root: str, safe: str, agent: str) -> None:
+    folder = sessions_dir(root)
+    with contextlib.suppress(OSError, ValueError):
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomic(folder / safe, agent)
+
+
+def append_event(root: str, safe: str, line: str) -> None:
+    folder = sessions_dir(root)
+    path = folder / f"{safe}.events"
+    with contextlib.suppress(OSError, ValueError):
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            data = line.encode("utf-8", "replace")
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+
+def load_handoff(root: str, safe: str) -> Handoff | None:
+    text = _read(sessions_dir(root) / f"{safe}{HANDOFF_SUFFIX}")
+    return parse_handoff(text) if text is not None else None
+
+
+def latest_handoff(root: str) -> Handoff | None:
+    """The record `latest-handoff.txt` names (a raw session id), else the newest record by
+    mtime that parses. One listing of the folder, and nothing parsed when it has none."""
+    folder = sessions_dir(root)
+    candidates: list[tuple[int, str]] = []
+    named = ""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name == LATEST_HANDOFF:
+                    named = (_read(Path(entry.path)) or "").strip()
+                elif entry.name.endswith(HANDOFF_SUFFIX):
+                    with contextlib.suppress(OSError):
+                        if entry.is_file():
+                            candidates.append((entry.stat().st_mtime_ns, entry.name))
+    except OSError:
+        return None
+    if named:
+        record = load_handoff(root, safe_session(named))
+        if record is not None:
+            return record
+    for _, name in sorted(candidates, reverse=True):
+        text = _read(folder / name)
+        record = parse_handoff(text) if text is not None else None
+        if record is not None:
+            return record
+    return None

@@ -1,0 +1,192 @@
+"""The deposit on disk: walking an agent's `inbox/` for what `kb promote` offers, reading a
+deposit file, and `kb ingest`'s staging and removal. Every rule (which names are deposits,
+what the staged files are called and say, whether anything may be removed) is in kb.pure.
+
+Staging never overwrites and never copies-and-forgets: the original is hard-linked to its
+new name (which fails if the name is taken) and then unlinked, or, across file systems,
+copied exclusively, its size checked, and only then unlinked; a short copy is removed and
+the original left where it was. If the deposit cannot be written afterwards, the original is
+moved back, so a failed staging leaves the disk as it found it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from attrs import frozen
+
+from kb.io.notewrite import create_new
+from kb.pure import ingest as rules
+from kb.pure.manifest import PrivateLayer
+from kb.pure.promote import is_deposit_name, is_walked_dir
+
+
+def deposit_files(base: Path, private: PrivateLayer, include_private: bool) -> list[str]:
+    """Paths relative to the base (`inbox/...`, `/`-separated) of every deposit, sorted.
+    Files in the base's private layer are left out unless `include_private`."""
+    out: list[str] = []
+    inbox = base / rules.INBOX
+    if not inbox.is_dir():
+        return out
+    seen: set[tuple[int, int]] = set()
+
+    def walk(folder: Path, rel: str) -> None:
+        try:
+            st = folder.stat()
+            if (st.st_dev, st.st_ino) in seen:  # a symlink loop
+                return
+            seen.add((st.st_dev, st.st_ino))
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            return
+        for e in entries:
+            child = f"{rel}/{e.name}"
+            try:
+                if e.is_dir():
+                    if is_walked_dir(e.name):
+                        walk(Path(e.path), child)
+                elif (
+                    e.is_file()
+                    and is_deposit_name(e.name)
+                    and (include_private or not private.covers(child))
+                ):
+                    out.append(child)
+            except OSError:
+                continue
+
+    walk(inbox, rules.INBOX)
+    return sorted(out)
+
+
+@frozen
+class Unread:
+    reason: str
+
+
+def read_text(path: Path) -> str | Unread:
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        return Unread(e.strerror or str(e))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Unread("not UTF-8 text")
+
+
+# -- kb ingest: staging -----------------------------------------------------------------------
+
+
+class StageError(Exception):
+    """Staging failed; the disk is as it was (the message says where the document is)."""
+
+
+@frozen
+class Staged:
+    deposit: Path
+    raw: Path
+
+
+def _move(original: Path, folder: Path, names: Iterator[str]) -> Path:
+    """Move `original` into `folder` under the first free name; never overwrite."""
+    for name in names:
+        dest = folder / name
+        if os.path.lexists(dest):
+            continue
+        try:
+            os.link(original, dest)
+        except FileExistsError:
+            continue
+        except OSError as e:
+            if e.errno in (errno.EXDEV, errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                return _copy_move(original, dest)
+            raise StageError(f"cannot read or write {dest}: {e.strerror or e}") from e
+        try:
+            original.unlink()
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                dest.unlink()
+            raise StageError(f"cannot read or write {original}: {e.strerror or e}") from e
+        return dest
+    raise StageError(f"cannot read or write {folder}: no free name left for the original")
+
+
+def _copy_move(original: Path, dest: Path) -> Path:
+    size = original.stat().st_size
+    copied = 0
+    try:
+        with open(original, "rb") as src, open(dest, "xb") as out:
+            shutil.copyfileobj(src, out)
+            out.flush()
+            os.fsync(out.fileno())
+            copied = out.tell()
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            dest.unlink()
+        raise StageError(f"cannot read or write {dest}: {e.strerror or e}") from e
+    if copied != size:
+        with contextlib.suppress(OSError):
+            dest.unlink()
+        raise StageError(rules.short_copy(str(original), copied, size))
+    try:
+        original.unlink()
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            dest.unlink()
+        raise StageError(f"cannot read or write {original}: {e.strerror or e}") from e
+    return dest
+
+
+def _move_back(raw: Path, original: Path) -> None:
+    with contextlib.suppress(OSError):
+        if not os.path.lexists(original):
+            os.link(raw, original)
+            raw.unlink()
+            return
+    with contextlib.suppress(OSError):
+        if not os.path.lexists(original):
+            shutil.move(str(raw), str(original))
+
+
+def stage(original: Path, given: str, base: Path, text: str, today: str, pid: int) -> Staged:
+    """Move the original under `inbox/raw/` and write its text as the deposit."""
+    stem, ext = rules.split_name(original.name)
+    slug = rules.document_slug(stem)
+    inbox = base / rules.INBOX
+    raw_dir = inbox / rules.RAW_DIR
+    try:
+        raw_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StageError(f"cannot read or write {raw_dir}: {e.strerror or e}") from e
+    raw = _move(original, raw_dir, rules.free_names(f"{today}-{slug}", ext, pid))
+    body = rules.deposit_text(given, str(raw), text)
+    for name in rules.free_names(f"{today}-{slug}", "txt", pid):
+        deposit = inbox / name
+        try:
+            create_new(deposit, body)
+            return Staged(deposit, raw)
+        except FileExistsError:
+            continue
+        except OSError as e:
+            _move_back(raw, original)
+            raise StageError(f"cannot read or write {deposit}: {e.strerror or e}") from e
+    _move_back(raw, original)
+    raise StageError(f"cannot read or write {inbox}: no free name left for the deposit")
+
+
+def remove(paths: list[Path]) -> list[Path]:
+    """Delete each path; the ones actually removed, in order."""
+    removed: list[Path] = []
+    for p in paths:
+        try:
+            p.unlink()
+        except OSError:
+            continue
+        removed.append(p)
+    return removed

@@ -1,0 +1,398 @@
+"""The link graph and the shared-key graph of the notes in scope: built, walked, trimmed.
+
+Rules of this module:
+- A node is a note, named `base/rel`. Only the notes handed in exist: the caller passes the
+  files discovered in scope, so a private note left out without --all cannot appear at all,
+  not even as the far end of a link.
+- Wikilinks are `kb check`'s (kb.pure.links: fences and inline code skipped, `|alias` and
+  `#anchor` dropped) and resolve as E01/W01 do: by exact, case-sensitive stem among the
+  notes of the SAME base. A link is followed only when it names exactly one note; a broken
+  (E01) or ambiguous (W01) link is no edge, only counted in `unresolved`. Links written in
+  `templates/` are placeholders and are not followed, as `kb check` does not check them.
+- A path link is `[text](target)` outside code. The target (inside `<>` when written so,
+  else its first word; cut at `#` or `?`; `%XX` decoded) must end in `.md`, carry no scheme
+  and not start with `/`. It resolves against the linking file's folder, `.` and `..`
+  folded; a path that climbs above the base root or names no discovered note of that same
+  base is no edge. So neither kind of link ever crosses a base edge.
+- A note's link to itself is dropped. All links from one note to another are one edge,
+  carrying every kind that made it (`path`, `wiki`), sorted.
+- A key is folded (lower case, runs of white space made one space). A key joins notes
+  only when at least two notes in view declare it; `--key` shows even a lone declarer.
+- A walk is breadth-first from one note, neighbours in id order (with `both`, the notes it
+  links to before the notes linking to it). Each note is reached at most once, at its
+  fewest hops, and the walk stops at the depth asked or when nothing new is reached, so
+  it ends on any graph, cycles included.
+- Trimming to a limit keeps the most connected notes (ties by id) and never drops the
+  focus. Keys are ranked by how many kept notes declare them, ties by the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal
+
+from attrs import frozen
+from returns.result import Failure, Result, Success
+
+from kb.pure.checks import LINK_EXEMPT, stems_of
+from kb.pure.links import outside_code, wikilinks
+from kb.pure.paths import folder_of, stem_of
+
+Direction = Literal["out", "in", "both"]
+Way = Literal["out", "in"]
+DIRECTIONS: tuple[Direction, ...] = ("out", "in", "both")
+PATH = "path"
+_HEX = frozenset("0123456789abcdefABCDEF")
+WIKI = "wiki"
+
+
+@frozen
+class Note:
+    base: str
+    rel: str
+    title: str = ""
+    private: bool = False
+    keys: tuple[str, ...] = ()  # folded, unique, sorted
+
+    @property
+    def id(self) -> str:
+        return f"{self.base}/{self.rel}"
+
+
+@frozen
+class Edge:
+    """A directed link from one note to another (ids), with the kinds of link that made it."""
+
+    source: str
+    target: str
+    via: tuple[str, ...]
+
+
+@frozen
+class Graph:
+    notes: tuple[Note, ...]  # sorted by id, ids unique
+    edges: tuple[Edge, ...]  # sorted by (source, target)
+    unresolved: int  # links naming no note of their base, or several
+
+
+# -- keys ---------------------------------------------------------------------------------
+
+
+def fold_key(key: str) -> str:
+    return " ".join(key.lower().split())
+
+
+def fold_keys(keys: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted({k for k in (fold_key(k) for k in keys) if k}))
+
+
+# -- path links -----------------------------------------------------------------------------
+
+
+def _unquote(text: str) -> str:
+    """`%XX` escapes decoded as UTF-8 bytes; a malformed escape stays as written."""
+    if "%" not in text:
+        return text
+    raw = text.encode("utf-8")
+    out = bytearray()
+    i = 0
+    while i < len(raw):
+        pair = raw[i + 1 : i + 3]
+        if (
+            raw[i] == 0x25
+            and len(pair) == 2
+            and all(chr(c) in "0123456789abcdefABCDEF" for c in pair)
+        ):
+            out.append(int(pair, 16))
+            i += 3
+        else:
+            out.append(raw[i])
+            i += 1
+    return out.decode("utf-8", "replace")
+
+
+def _target(raw: str) -> str | None:
+    """The note path a markdown link's destination names, or None when it names none."""
+    raw = raw.strip()
+    if raw.startswith("<"):
+        close = raw.find(">")
+        raw = raw[1:close] if close > 0 else ""
+    else:
+        raw = raw.split(None, 1)[0] if raw.split() else ""
+    for cut in ("#", "?"):
+        raw = raw.split(cut, 1)[0]
+    target = _unquote(raw).strip()
+    head = target.split("/", 1)[0]
+    if not target or target.startswith("/") or ":" in head:  # absolute, or has a scheme
+        return None
+    return target if target.lower().endswith(".md") else None
+
+
+def path_links(text: str) -> list[tuple[int, str]]:
+    """(line, target as written and decoded) for every `[text](x.md)` link outside code."""
+    out: list[tuple[int, str]] = []
+    for n, pieces in outside_code(text):
+        for piece in pieces:
+            at = 0
+            while (start := piece.find("](", at)) >= 0:
+                end = piece.find(")", start + 2)
+                if end < 0:
+                    break
+                target = _target(piece[start + 2 : end])
+                if target is not None:
+                    out.append((n, target))
+                at = end + 1
+    return out
+
+
+def resolve_path(linking_rel: str, target: str) -> str | None:
+    """The rel a relative link names from `linking_rel`, or None when it climbs out of the
+    base root."""
+    parts = [p for p in folder_of(linking_rel).split("/") if p]
+    for segment in target.split("/"):
+        if segment in ("", "."):
+            continue
+        if segment == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(segment)
+    return "/".join(parts)
+
+
+# -- building ----------------------------------------------------------------------------
+
+
+def build(bases: Sequence[Sequence[tuple[Note, str]]]) -> Graph:
+    """The link graph of every base's (note, text) pairs. A link resolves only inside the
+    group it was written in; a note id seen twice (two bases with one name) keeps the
+    first."""
+    notes: dict[str, Note] = {}
+    via: dict[tuple[str, str], set[str]] = {}
+    unresolved = 0
+    for group in bases:
+        rels = {note.rel: note for note, _ in group}
+        by_stem = stems_of(rels)
+        for note, text in group:
+            notes.setdefault(note.id, note)
+            if note.rel.startswith(LINK_EXEMPT):
+                continue
+            found: list[tuple[str, str]] = []
+            for _, name in wikilinks(text):
+                matches = by_stem.get(name, [])
+                if len(matches) == 1:
+                    found.append((matches[0], WIKI))
+                else:
+                    unresolved += 1
+            for _, written in path_links(text):
+                rel = resolve_path(note.rel, written)
+                if rel is not None and rel in rels:
+                    found.append((rel, PATH))
+                else:
+                    unresolved += 1
+            for rel, kind in found:
+                target = rels[rel].id
+                if target != note.id:
+                    via.setdefault((note.id, target), set()).add(kind)
+    edges = tuple(Edge(s, t, tuple(sorted(k))) for (s, t), k in sorted(via.items()))
+    return Graph(tuple(notes[i] for i in sorted(notes)), edges, unresolved)
+
+
+Neighbours = dict[str, list[tuple[str, tuple[str, ...]]]]  # note -> [(other note, via)]
+
+
+def adjacency(graph: Graph) -> tuple[Neighbours, Neighbours]:
+    """(links out of each note, links into each note), each list in id order."""
+    outs: Neighbours = {}
+    ins: Neighbours = {}
+    for e in graph.edges:  # sorted by (source, target): each out list is in target order
+        outs.setdefault(e.source, []).append((e.target, e.via))
+        ins.setdefault(e.target, []).append((e.source, e.via))
+    for lst in ins.values():
+        lst.sort()
+    return outs, ins
+
+
+# -- finding a note by what a person types ------------------------------------------------
+
+
+def find_note(notes: Sequence[Note], given: str) -> Result[Note, tuple[str, ...]]:
+    """With a `/`: `base/rel`, then `rel`; without one: a file name, matched by stem in
+    every folder of every base. `.md` may be left off. The first reading that matches
+    anything decides. Failure carries every candidate that reading matched (sorted), or
+    nothing when no reading matched."""
+    want = given.strip()
+    if not want:
+        return Failure(())
+    path = want if want.lower().endswith(".md") else want + ".md"
+    if "/" in want:
+        readings = [[n for n in notes if n.id == path], [n for n in notes if n.rel == path]]
+    else:
+        readings = [[n for n in notes if stem_of(n.rel) == stem_of(path)]]
+    for matched in readings:
+        if len(matched) == 1:
+            return Success(matched[0])
+        if matched:
+            return Failure(tuple(sorted(n.id for n in matched)))
+    return Failure(())
+
+
+# -- walking ------------------------------------------------------------------------------
+
+
+@frozen
+class Step:
+    """One note reached by a walk: how many hops out, which way, from which note, by what."""
+
+    note: str
+    depth: int
+    direction: Way
+    parent: str
+    via: tuple[str, ...]
+
+
+def walk(graph: Graph, start: str, direction: Direction, depth: int) -> tuple[Step, ...]:
+    """Every note within `depth` hops of `start`, breadth first, each once (rules above)."""
+    outs, ins = adjacency(graph)
+    tables: list[tuple[Way, Neighbours]] = []
+    if direction in ("out", "both"):
+        tables.append(("out", outs))
+    if direction in ("in", "both"):
+        tables.append(("in", ins))
+    seen = {start}
+    frontier = [start]
+    steps: list[Step] = []
+    level = 0
+    while frontier and level < depth:
+        level += 1
+        reached: list[str] = []
+        for node in frontier:
+            for way, table in tables:
+                for other, kinds in table.get(node, ()):
+                    if other in seen:
+                        continue
+                    seen.add(other)
+                    reached.append(other)
+                    steps.append(Step(other, level, way, node, kinds))
+        frontier = reached
+    return tuple(steps)
+
+
+# -- views for export ----------------------------------------------------------------------
+
+
+@frozen
+class KeyNode:
+    key: str
+    notes: tuple[str, ...]  # ids of the notes in view that declare it, sorted
+
+
+@frozen
+class View:
+    """What `kb graph` draws: notes, keys, the links among the notes, and what was cut."""
+
+    notes: tuple[Note, ...]  # sorted by id
+    keys: tuple[KeyNode, ...]  # sorted by key
+    edges: tuple[Edge, ...]  # links with both ends in view, sorted
+    omitted_notes: int
+    omitted_keys: int
+    focus: str | None = None  # "note:<id>" or "key:<key>"
+
+
+def declared(graph: Graph) -> dict[str, list[str]]:
+    """key -> ids of the notes declaring it, in id order."""
+    out: dict[str, list[str]] = {}
+    for note in graph.notes:
+        for key in note.keys:
+            out.setdefault(key, []).append(note.id)
+    return out
+
+
+def _link_neighbours(graph: Graph) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for e in graph.edges:
+        out.setdefault(e.source, set()).add(e.target)
+        out.setdefault(e.target, set()).add(e.source)
+    return out
+
+
+def _degrees(graph: Graph, shared: Mapping[str, Sequence[str]]) -> dict[str, int]:
+    degree = {n.id: 0 for n in graph.notes}
+    for note, others in _link_neighbours(graph).items():
+        degree[note] = len(others)
+    for ids in shared.values():
+        for i in ids:
+            degree[i] += 1
+    return degree
+
+
+def _view(
+    graph: Graph,
+    kept: Iterable[str],
+    omitted_notes: int,
+    candidate_keys: Iterable[str],
+    min_declarers: int,
+    limit: int,
+    focus: str | None,
+) -> View:
+    keep = set(kept)
+    by_key = declared(graph)
+    eligible = []
+    for key in candidate_keys:
+        ids = tuple(i for i in by_key.get(key, ()) if i in keep)
+        if len(ids) >= min_declarers:
+            eligible.append(KeyNode(key, ids))
+    eligible.sort(key=lambda k: (-len(k.notes), k.key))
+    keys = sorted(eligible[:limit], key=lambda k: k.key)
+    return View(
+        notes=tuple(n for n in graph.notes if n.id in keep),
+        keys=tuple(keys),
+        edges=tuple(e for e in graph.edges if e.source in keep and e.target in keep),
+        omitted_notes=omitted_notes,
+        omitted_keys=max(0, len(eligible) - limit),
+        focus=focus,
+    )
+
+
+def overview(graph: Graph, limit: int) -> View:
+    """The whole graph: the `limit` most connected notes and the `limit` most shared keys
+    among them."""
+    shared = {k: ids for k, ids in declared(graph).items() if len(ids) >= 2}
+    degree = _degrees(graph, shared)
+    ranked = sorted(degree, key=lambda i: (-degree[i], i))
+    kept = ranked[:limit]
+    return _view(graph, kept, len(ranked) - len(kept), shared, 2, limit, None)
+
+
+def around_note(graph: Graph, focus: Note, limit: int) -> View:
+    """One note, the notes it links to or is linked from, and the notes sharing a key with
+    it (link neighbours first, then by keys shared), `limit` of them besides the focus."""
+    linked = _link_neighbours(graph).get(focus.id, set())
+    by_key = declared(graph)
+    shared_with: dict[str, int] = {}
+    for key in focus.keys:
+        for other in by_key.get(key, ()):
+            if other != focus.id:
+                shared_with[other] = shared_with.get(other, 0) + 1
+    candidates = linked | set(shared_with)
+    ranked = sorted(candidates, key=lambda i: (i not in linked, -shared_with.get(i, 0), i))
+    kept = [focus.id, *ranked[:limit]]
+    omitted = len(ranked) - min(limit, len(ranked))
+    return _view(graph, kept, omitted, focus.keys, 2, limit, f"note:{focus.id}")
+
+
+def around_key(graph: Graph, key: str, limit: int) -> Result[View, str]:
+    """The notes declaring one key (the most connected `limit` of them) and their links.
+    Failure carries the folded key when no note in scope declares it."""
+    folded = fold_key(key)
+    ids = declared(graph).get(folded, [])
+    if not ids:
+        return Failure(folded)
+    shared = {k: v for k, v in declared(graph).items() if len(v) >= 2}
+    degree = _degrees(graph, shared)
+    ranked = sorted(ids, key=lambda i: (-degree[i], i))
+    kept = ranked[:limit]
+    return Success(
+        _view(graph, kept, len(ranked) - len(kept), [folded], 1, max(limit, 1), f"key:{folded}")
+    )

@@ -1,0 +1,193 @@
+"""`kb answer`: retrieval's findings written up by the fleet's `answerer` model.
+
+Three refusals wrapped around the model call, in this order: a `nothing` verdict never
+reaches the model (the refusal and the miss are recorded), no `answerer =` line means the
+reading list, and an answerer that does not answer (non-zero exit, timeout, empty reply)
+means the reading list on stderr with exit 1. Every decision is kb.pure.answer's; this
+module opens the memory, reads files, runs the model command (kb.io.model) and collects
+text.
+
+`--complete` is the one slow path, so it speaks while it works: its estimate of calls goes
+to stderr before the first call, a map batch that got no reply is reported when it fails,
+and per-batch progress is shown only when stderr is a terminal (a log file or a pipe gets
+no counters). stdout only ever carries the answer.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from kb.io.memory import Answer, Memory, OpenError
+from kb.io.model import model_timeout, run_model
+from kb.io.walk import fleet_manifest, read_text
+from kb.pure import answer as core
+from kb.pure.blocks import strip_keyword_lines
+from kb.pure.header import field_exact
+from kb.pure.paths import layer_of
+from kb.shell.inputs import AnswerInput
+from kb.shell.outcome import Outcome
+
+NEEDS_QUESTION = "kb: answer needs a question\n\n"
+REBUILT_WARNING = (
+    "kb: an index predated the private column (ADR-0034) and was emptied. Run `kb index`.\n"
+)
+
+
+def _warnings(memory: Memory) -> str:
+    out = REBUILT_WARNING if memory.index_was_rebuilt else ""
+    for b in memory.bases:
+        if b.snapshot.alias_problem:
+            out += f"kb: {b.snapshot.alias_problem}\n"
+    return out
+
+
+def answer(inp: AnswerInput, err: TextIO | None = None) -> Outcome:
+    if not inp.question.strip():
+        from kb.shell.table import usage_text
+
+        return Outcome(stdout=usage_text(), stderr=NEEDS_QUESTION, code=2)
+    paths = list(inp.paths) or ["."]
+    root = Path(paths[0])
+    try:
+        memory = Memory.open(paths, all=inp.all)
+    except OpenError as e:
+        return Outcome(stderr=f"kb: {e}\n", code=1)
+    timeout = inp.model_timeout if inp.model_timeout is not None else model_timeout()
+    # `answerer =` with nothing after it configures nothing, like an absent line.
+    command = (fleet_manifest(paths[0]).first("answerer") or "").strip() or None
+    with memory:
+        warnings = _warnings(memory)
+        mode = core.mode_of(inp.expanded, inp.complete)
+        if mode is core.COMPLETE:
+            done = _complete(memory, inp.question, command, root, timeout, err or sys.stderr)
+            return Outcome(done.stdout, warnings + done.stderr, done.code)
+        done = _fast(memory, inp, mode, command, root, timeout)
+        return Outcome(done.stdout, warnings + done.stderr, done.code)
+
+
+def _origins(memory: Memory, a: Answer) -> dict[tuple[str, str], str | None]:
+    """The `captured_from` of each served file, from the header cache (what is on disk)."""
+    wanted = {(f.base, f.path) for f in a.found}
+    out: dict[tuple[str, str], str | None] = {}
+    for b in memory.bases:
+        for h in b.headers:
+            key = (b.snapshot.name, h.rel)
+            if key in wanted and key not in out:
+                out[key] = field_exact(h.front, "captured_from") or None
+    return out
+
+
+def _fast(
+    memory: Memory,
+    inp: AnswerInput,
+    mode: core.Mode,
+    command: str | None,
+    root: Path,
+    timeout: float,
+) -> Outcome:
+    a = memory.ask(inp.question, max(inp.top, mode.files))
+    loss = memory.recall_loss(inp.question, a.confidence)
+    stderr = f"kb: {loss.error}\n" if loss is not None and loss.error else ""
+    if not core.worth_asking(a.confidence, a.found):
+        text = core.refusal_text(
+            memory.is_empty(),
+            len(memory.unreachable),
+            memory.shortfall(a.confidence),
+            loss.looked_like if loss else (),
+        )
+        return Outcome(stdout=text, stderr=stderr)
+    if command is None:
+        return Outcome(stdout=core.no_answerer_text(a.found), stderr=stderr)
+    served = core.served_files(a.found, _origins(memory, a), mode)
+    stale = [f for f in a.found[: mode.files] if (f.base, f.path) in a.changed]
+    if stale:
+        names = ", ".join(f"{f.base}/{f.path}" for f in stale)
+        stderr += (
+            f"kb answer: changed since kb index, so their passages may be stale: {names}. "
+            "Run `kb index`.\n"
+        )
+    prompt = core.answer_prompt(inp.question, a.confidence, served)
+    reply = run_model(command, prompt, root, timeout)
+    if reply.text is None:
+        return Outcome(stderr=stderr + core.silent_text(a.found, reply.reason), code=1)
+    for path in core.unserved_citations(reply.text, [f.id for f in served]):
+        stderr += core.unserved_warning(path)
+    return Outcome(
+        stdout=core.answered_text(reply.text, a.found, mode, a.confidence), stderr=stderr
+    )
+
+
+def _plan(memory: Memory) -> list[core.PlanFile]:
+    """Every keyed file the open memory holds in scope, base by base, path order.
+
+    The memory was opened with or without --all, and without it the private layer was never
+    walked; the `private` test below is the same rule said twice, on purpose.
+    """
+    files: list[core.PlanFile] = []
+    for b in memory.bases:
+        snap = b.snapshot
+        for h in b.headers:
+            if not h.keys or (h.private and not memory.include_private):
+                continue
+            text = read_text(snap.root / h.rel) or ""
+            files.append(
+                core.PlanFile(f"{snap.name}/{h.rel}", strip_keyword_lines(text), _short(h.rel))
+            )
+    return files
+
+
+def _short(rel: str) -> bool:
+    return layer_of(rel) == "short"
+
+
+def _say(err: TextIO, text: str) -> None:
+    try:
+        err.write(text)
+        err.flush()
+    except (OSError, ValueError):
+        pass  # a closed stderr must not sink the answer
+
+
+def _complete(
+    memory: Memory, question: str, command: str | None, root: Path, timeout: float, err: TextIO
+) -> Outcome:
+    if command is None:
+        return Outcome(stderr=core.NO_ANSWERER_COMPLETE, code=2)
+    files = _plan(memory)
+    if not files:
+        return Outcome(stdout=core.NOTHING_TO_READ)
+    try:
+        tty = err.isatty()
+    except (OSError, ValueError):
+        tty = False
+    started = time.monotonic()
+    # Said before the first call, not with the answer: the calls can take minutes.
+    _say(err, core.estimate_text(len(files)))
+    groups = core.batches(files)
+    facts: list[str] = []
+    calls = 0
+    for k, group in enumerate(groups, 1):
+        reply = run_model(command, core.map_prompt(question, group), root, timeout)
+        calls += 1
+        if reply.text is None:
+            _say(err, core.map_failed_text(k, len(groups), reply.reason))
+        else:
+            facts.extend(core.fact_lines(reply.text))
+        if tty:
+            line = (
+                core.first_batch_line(len(groups), reply.elapsed_s)
+                if k == 1
+                else core.batch_done_line(k, len(groups))
+            )
+            _say(err, line)
+    if not facts:
+        return Outcome(stdout=core.NOTHING_FOUND)
+    reply = run_model(command, core.reduce_prompt(question, facts), root, timeout)
+    calls += 1
+    if reply.text is None:
+        return Outcome(stderr=core.reduce_failed_text(reply.reason, facts), code=1)
+    elapsed = time.monotonic() - started
+    return Outcome(stdout=core.complete_text(reply.text, len(files), calls, elapsed))

@@ -1,0 +1,319 @@
+"""The session path: `kb boot` (the hook that routes each message before the model sees it)
+and `kb blocks` (what an agent's constitution costs, and the text it sends).
+
+`kb boot` is a UserPromptSubmit hook, so it is built around one promise: it always exits 0
+and never writes to stderr on its own failures, because a hook that fails blocks or
+decorates the user's message. Every failure here degrades to printing less (the roster, or
+nothing), never to an error. It is also a hot path (it runs on every message), so it
+imports only what the read path needs; the model runner is imported only when fleet.txt
+names a classifier.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from kb.io import clock
+from kb.io.blockfiles import BlocksUnreadable, load_blocks, quiet_blocks
+from kb.io.memory import Answer, Memory, OpenError
+from kb.io.walk import BaseSnapshot, fleet_manifest
+from kb.pure import blocks as blockspure
+from kb.pure import briefing
+from kb.pure.bootinput import (
+    BootRequest,
+    encodable,
+    read_request,
+    routed_text,
+    strip_envelopes,
+)
+from kb.pure.classify import Judgement, RosterAgent
+from kb.pure.decompose import decompose_query
+from kb.pure.election import ascii_lower
+from kb.pure.session import safe_session
+from kb.shell.inputs import BlocksInput, BootInput
+from kb.shell.outcome import Outcome
+
+# A pasted log can be hundreds of lines; each sub-question is one more `ask`. The first
+# dozen is where a compound question's parts are.
+MAX_SUB_QUESTIONS = 12
+
+
+# -- kb blocks ------------------------------------------------------------------------------
+
+
+def blocks(inp: BlocksInput) -> Outcome:
+    base = inp.path
+    where = f"{base}/blocks.txt"
+    try:
+        loaded = load_blocks(Path(base))
+    except BlocksUnreadable as e:
+        return Outcome(stderr=f"kb: cannot read {where}: {e}\n", code=1)
+    if loaded is None:
+        return Outcome(stderr=f"kb: no blocks.txt at {base}\n", code=1)
+    if not inp.emit:
+        return Outcome(stdout=blockspure.render_report(where, loaded))
+    # The assembly is the whole of stdout; a listed file that could not be read is named on
+    # stderr, so it is never silently missing from a constitution.
+    warnings = "".join(
+        f"kb: {where} lists {m} in [{b.name}], which cannot be read; it was left out\n"
+        for b in loaded
+        if b.resident
+        for m in b.missing
+    )
+    return Outcome(stdout=blockspure.assemble(loaded), stderr=warnings)
+
+
+# -- kb boot --------------------------------------------------------------------------------
+
+
+def boot(inp: BootInput) -> Outcome:
+    try:
+        # A file name that is not UTF-8 comes back from the walk with surrogates; printing one
+        # would raise after this function returned, so the text is made printable here.
+        return Outcome(stdout=encodable(_boot(inp)))
+    except Exception:  # a hook must never fail the message it was handed, nor show a trace
+        return Outcome()
+
+
+def _stdin() -> str | None:
+    stream = sys.stdin
+    if stream is None:
+        return None
+    try:
+        return stream.buffer.read().decode("utf-8")
+    except (OSError, ValueError, AttributeError):  # UnicodeDecodeError is a ValueError
+        return None
+
+
+def _boot(inp: BootInput) -> str:
+    raw = _stdin()
+    if raw is None:
+        return ""
+    request = read_request(raw, inp.text, inp.session, inp.cwd)
+    if request is None:
+        return ""
+    roots = list(inp.paths) or ([request.cwd] if request.cwd else ["."])
+    try:
+        memory = Memory.open(roots, all=inp.all)
+    except OpenError:
+        return ""
+    with memory:
+        return Boot(memory, roots[0], inp.top, request).text()
+
+
+def roster_agents(memory: Memory) -> list[RosterAgent]:
+    """The routable agents with what their cards declare, in the fleet's order."""
+    return [
+        RosterAgent(
+            b.snapshot.agent_name,
+            b.snapshot.agent_manifest.first("role"),
+            b.snapshot.agent_manifest.first("ends"),
+        )
+        for b in memory.bases
+        if b.snapshot.routable
+    ]
+
+
+class Boot:
+    """One message routed through an open fleet: the steps of spec section 7.3 in order."""
+
+    def __init__(self, memory: Memory, root: str, top: int, request: BootRequest) -> None:
+        self.memory = memory
+        self.root = root
+        self.top = top
+        self.request = request
+        self.safe = safe_session(request.session) if request.session else None
+        self.agents = roster_agents(memory)
+        self.roster = briefing.roster(self.agents)
+        self._bases: dict[str, BaseSnapshot] = {}
+        for b in memory.bases:
+            for name in (b.snapshot.agent_name, b.snapshot.name):
+                self._bases.setdefault(ascii_lower(name), b.snapshot)
+
+    def name_of(self, agent: str) -> str:
+        """An elected base name spelled as the roster spells it."""
+        folded = ascii_lower(agent)
+        return next((a.name for a in self.agents if ascii_lower(a.name) == folded), agent)
+
+    def root_of(self, name: str) -> Path | None:
+        snap = self._bases.get(ascii_lower(name))
+        return snap.root if snap else None
+
+    # -- the steps --------------------------------------------------------------------------
+
+    def text(self) -> str:
+        if not self.request.prompt.strip():
+            return self.roster
+        asked = routed_text(strip_envelopes(self.request.prompt))
+        if not asked.strip():
+            return ""
+        answer = self.memory.ask(asked, self.top)
+        self.record_loss(asked, answer)
+        judgement = self.judge(asked, answer)
+        if judgement is not None and judgement.coverage != "covered":
+            self.record_abstention(asked, answer, judgement)
+            return briefing.coverage_refusal(judgement, self.roster)
+        chosen = judgement.owner if judgement else None
+        seating = briefing.seat_compound(
+            chosen, judgement.reviewers if judgement else (), self.sub_hits(asked)
+        )
+        found = answer.found[: self.top]
+        if seating.chosen is None:
+            library_bases = {b.snapshot.name for b in self.memory.bases if not b.snapshot.routable}
+            library = [f"{f.base}/{f.path}" for f in found if f.base in library_bases]
+            if library and answer.confidence.verdict != "nothing":
+                return briefing.librarian(library)
+            return briefing.no_owner(self.memory.shortfall(answer.confidence), self.roster)
+        agent = seating.chosen
+        previous = self.switch_to(agent)
+        switched = previous is None or previous != agent
+        return briefing.routed_text(
+            briefing.Routed(
+                agent=agent,
+                switched=switched,
+                previous=previous,
+                constitution=self.constitution(agent) if switched else None,
+                degraded=judgement is not None and briefing.is_degraded(judgement),
+                continuity=self.continuity(switched),
+                decomposition=seating.note,
+                panel=(
+                    briefing.panel_instruction(agent, seating.panel, self.boot_cost(seating))
+                    if seating.panel
+                    else None
+                ),
+                evidence=self.evidence(answer),
+            )
+        )
+
+    def record_loss(self, asked: str, answer: Answer) -> None:
+        loss = self.memory.recall_loss(asked, answer.confidence)
+        if loss is not None and self.safe is not None:
+            from kb.io.bootstate import append_event
+            from kb.pure.sessionlog import refused_line
+
+            append_event(self.root, self.safe, refused_line(loss.question, loss.looked_like))
+
+    def judge(self, asked: str, answer: Answer) -> Judgement | None:
+        command = fleet_manifest(self.root).first("classifier")
+        judgement = None
+        if command is not None:
+            from kb.io.model import model_timeout, run_model
+            from kb.pure.classify import dossier, parse_reply
+
+            prompt = dossier(
+                self.agents, asked, answer.found, answer.keyword_hits, answer.confidence
+            )
+            reply = run_model(command, prompt, Path(self.root), model_timeout())
+            if reply.text is not None:
+                judgement = parse_reply(reply.text, [a.name for a in self.agents])
+        if judgement is not None:
+            return judgement
+        elected = self.name_of(answer.agent.agent) if answer.agent else None
+        return briefing.fallback(answer.confidence.verdict, elected, command is not None)
+
+    def record_abstention(self, asked: str, answer: Answer, j: Judgement) -> None:
+        from kb.io import routelogs
+
+        # A write failure is not reported: boot never writes to stderr (docs/verbs/boot.md).
+        routelogs.record_abstention(
+            routelogs.abstentions_path(self.root),
+            coverage=j.coverage,
+            nearest=j.owner,
+            subject=j.subject,
+            message=asked,
+            reason=j.reason,
+            totals=answer.agent.totals if answer.agent else (),
+            today=clock.today_utc(),
+        )
+
+    def sub_hits(self, asked: str) -> list[tuple[str, str]]:
+        subs = decompose_query(asked)
+        if len(subs) < 2:  # one sub-question is the message itself, already asked
+            return []
+        out: list[tuple[str, str]] = []
+        for sub in subs[:MAX_SUB_QUESTIONS]:
+            a = self.memory.ask(sub, self.top)
+            if a.confidence.verdict == "hit" and a.agent is not None:
+                out.append((self.name_of(a.agent.agent), sub))
+        return out
+
+    def switch_to(self, agent: str) -> str | None:
+        """The agent the session had before this message; records this one."""
+        if self.safe is None:
+            return None
+        from kb.io.bootstate import append_event, last_agent, remember_agent
+        from kb.pure.sessionlog import routed_line
+
+        previous = last_agent(self.root, self.safe)
+        if previous != agent:  # the same name again: the file already says so
+            remember_agent(self.root, self.safe, agent)
+        append_event(self.root, self.safe, routed_line(agent))
+        return previous
+
+    def constitution(self, agent: str) -> str | None:
+        snap = self._bases.get(ascii_lower(agent))
+        if snap is None:
+            return None
+        # The public scope withholds private files and files outside the agent's base (the
+        # person's core.md): the hook for one's own session passes --all (docs/hooks.md).
+        private = None if self.memory.include_private else snap.private
+        try:
+            loaded = load_blocks(snap.root, private)
+        except BlocksUnreadable:
+            return None
+        return blockspure.assemble(loaded) if loaded is not None else None
+
+    def continuity(self, switched: bool) -> str | None:
+        from kb.io.bootstate import latest_handoff, load_handoff
+        from kb.pure.continuity import briefing as continuity_briefing
+
+        record = load_handoff(self.root, self.safe) if self.safe else None
+        if record is None and switched:
+            record = latest_handoff(self.root)
+        return continuity_briefing(record) if record is not None else None
+
+    def boot_cost(self, seating: briefing.Seating) -> int:
+        total = 0
+        for r in seating.panel:
+            root = self.root_of(r.name)
+            if root is not None:
+                total += blockspure.resident_tokens(quiet_blocks(root))
+        return total
+
+    def evidence(self, answer: Answer) -> str:
+        found = answer.found[: self.top]
+        paths = [f"{f.base}/{f.path}" for f in found]
+        if answer.confidence.verdict == "hit" and answer.keyword_top in paths:
+            text = self.hit_briefing(answer, paths)
+            if text is not None:
+                return text
+        return briefing.reading_list(paths)
+
+    def hit_briefing(self, answer: Answer, paths: Sequence[str]) -> str | None:
+        from kb.pure.chunking import chunk
+        from kb.pure.header import field_exact, front_matter
+
+        vouched = answer.keyword_top or ""
+        f = answer.found[paths.index(vouched)]
+        root = self.root_of(f.base)
+        text = None
+        if root is not None:
+            try:
+                text = (root / f.path).read_bytes().decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = None
+        shown = [briefing.Shown(p.heading_path, p.text) for p in f.passages]
+        front = not shown
+        if front and text is not None:
+            shown = [briefing.Shown(c.heading_path, c.text) for c in chunk(text)]
+        origin = field_exact(front_matter(text), "captured_from") if text is not None else None
+        return briefing.hit_briefing(
+            vouched,
+            shown,
+            front_of_file=front,
+            short_memory=f.layer == "short",
+            origin=origin or None,
+            leads=[p for p in paths if p != vouched],
+        )

@@ -1,0 +1,91 @@
+"""`kb links` and `kb graph`: the link graph of the notes in scope, walked or exported.
+
+Both open the Memory (so the scope, the private layer and the keys are the ones every
+other verb sees), read the graph once through kb.io.graphread, and hand it to kb.pure.graph
+and kb.pure.graphrender. Nothing is written except the header cache the Memory keeps.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from returns.result import Failure, Success
+
+from kb.io.graphread import read_graph
+from kb.io.memory import Memory, OpenError
+from kb.pure.graph import Direction, Graph, Note, around_key, around_note, find_note, overview, walk
+from kb.pure.graphrender import RENDERERS, links_json, links_text
+from kb.shell.inputs import GraphInput, LinksInput
+from kb.shell.outcome import Outcome
+
+
+def _open(paths: tuple[str, ...], include_private: bool) -> Graph | Outcome:
+    try:
+        memory = Memory.open(list(paths) or ["."], all=include_private)
+    except OpenError as e:
+        return Outcome(stderr=f"kb: {e}\n", code=1)
+    with memory:
+        return read_graph(memory)
+
+
+def _note(graph: Graph, given: str, include_private: bool) -> Note | Outcome:
+    found = find_note(graph.notes, given)
+    if isinstance(found, Success):
+        note: Note = found.unwrap()
+        return note
+    candidates = found.failure()
+    if candidates:
+        return Outcome(
+            stderr=f"kb: {given!r} names {len(candidates)} notes: {', '.join(candidates)}. "
+            "Name one as base/path\n",
+            code=2,
+        )
+    hint = "" if include_private else " (the private layer is not searched without --all)"
+    return Outcome(
+        stderr=f"kb: no note in scope is called {given!r}{hint}. "
+        "Give base/path, a path inside a base, or a file name without .md\n",
+        code=1,
+    )
+
+
+def links(inp: LinksInput) -> Outcome:
+    graph = _open(inp.paths, inp.all)
+    if isinstance(graph, Outcome):
+        return graph
+    start = _note(graph, inp.note, inp.all)
+    if isinstance(start, Outcome):
+        return start
+    direction = cast(Direction, inp.direction)  # the input class admits only the three
+    steps = walk(graph, start.id, direction, inp.depth)
+    if inp.json:
+        return Outcome(stdout=links_json(start, direction, inp.depth, inp.limit, steps))
+    return Outcome(stdout=links_text(start, direction, inp.depth, inp.limit, steps, inp.all))
+
+
+def graph(inp: GraphInput) -> Outcome:
+    if inp.note is not None and inp.key is not None:
+        return Outcome(
+            stderr="kb: graph draws one neighbourhood at a time: give --note or --key, not both\n",
+            code=2,
+        )
+    built = _open(inp.paths, inp.all)
+    if isinstance(built, Outcome):
+        return built
+    if inp.note is not None:
+        focus = _note(built, inp.note, inp.all)
+        if isinstance(focus, Outcome):
+            return focus
+        view = around_note(built, focus, inp.limit)
+    elif inp.key is not None:
+        keyed = around_key(built, inp.key, inp.limit)
+        if isinstance(keyed, Failure):
+            hint = "" if inp.all else " (the private layer is not read without --all)"
+            return Outcome(
+                stderr=f"kb: no note in scope declares the key {keyed.failure()!r}{hint}. "
+                "`kb route` finds notes by the words of a question\n",
+                code=1,
+            )
+        view = keyed.unwrap()
+    else:
+        view = overview(built, inp.limit)
+    return Outcome(stdout=RENDERERS[inp.format](view))

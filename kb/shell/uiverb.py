@@ -1,0 +1,15 @@
+"""`kb ui`: open the fleet once and serve the reading room on 127.0.0.1 until interrupted."""
+
+from __future__ import annotations
+
+from kb.shell.inputs import UiInput
+from kb.shell.outcome import Outcome
+
+
+def ui(inp: UiInput) -> Outcome:
+    # The web stack is imported here and nowhere on the read path.
+    from kb.shell.ui.server import serve
+
+    # The server writes its own stderr as it goes (the address, a bind or open failure);
+    # the Outcome only carries the exit code.
+    return Outcome(code=serve(list(inp.paths) or ["."], inp.port, inp.all))

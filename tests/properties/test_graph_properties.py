@@ -1,0 +1,244 @@
+"""`kb links` and `kb graph` over generated notes: the walk ends on any graph, cycles
+included, and keeps its depth and its limit; the edges are exactly the links the notes
+state; and no private note shows in any output without --all.
+
+The generated notes are a plain description (`Spec`); the oracles below read the links
+from that description, not from kb, so each test compares two independent readings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kb.pure.graph import DIRECTIONS, Direction, Edge, Graph, Note, build, walk
+from kb.pure.graphrender import FORMATS, links_json, links_text
+from kb.shell.inputs import GRAPH_FORMATS, LINK_DIRECTIONS
+from kb.shell.main import run
+
+FOLDERS = ("knowledge", "knowledge/deep", "", "inbox", "templates", "projects")
+STEMS = ("alpha", "beta", "gamma", "delta", "omega", "zeta")
+KEYS = ("harbor", "lantern", "quorum", "vigil")
+# How a link is written: followed (wiki, path) or not (inside code, inside a fence).
+WAYS = ("wiki", "path", "code", "fence")
+
+
+@dataclass(frozen=True)
+class Spec:
+    rels: tuple[str, ...]
+    links: tuple[tuple[int, int, str], ...]  # (from, to, way)
+    keys: tuple[tuple[str, ...], ...]
+
+
+@st.composite
+def specs(draw: st.DrawFn, private_folder: bool = True) -> Spec:
+    folders = FOLDERS if private_folder else FOLDERS[:-1]
+    n = draw(st.integers(1, 9))
+    rels: list[str] = []
+    for _ in range(n):
+        folder = draw(st.sampled_from(folders))
+        stem = draw(st.sampled_from(STEMS))  # stems repeat: ambiguous wikilinks happen
+        rel = f"{folder}/{stem}.md" if folder else f"{stem}.md"
+        if rel not in rels:
+            rels.append(rel)
+    m = len(rels)
+    link = st.tuples(st.integers(0, m - 1), st.integers(0, m - 1), st.sampled_from(WAYS))
+    links = draw(st.lists(link, max_size=3 * m))  # self-links and cycles included
+    keys = draw(st.lists(st.lists(st.sampled_from(KEYS), max_size=3), min_size=m, max_size=m))
+    return Spec(tuple(rels), tuple(links), tuple(tuple(k) for k in keys))
+
+
+def stem(rel: str) -> str:
+    return rel.rsplit("/", 1)[-1][: -len(".md")]
+
+
+def relative(src: str, dst: str) -> str:
+    return os.path.relpath(dst, os.path.dirname(src) or ".")
+
+
+def text_of(spec: Spec, i: int, title: str) -> str:
+    rel = spec.rels[i]
+    lines = [f"# {title}", ""]
+    if spec.keys[i]:
+        lines += [f"**Search for:** {', '.join(spec.keys[i])}", ""]
+    for src, dst, way in spec.links:
+        if src != i:
+            continue
+        target = spec.rels[dst]
+        if way == "wiki":
+            lines.append(f"See [[{stem(target)}]].")
+        elif way == "path":
+            lines.append(f"See [that]({relative(rel, target)}).")
+        elif way == "code":
+            lines.append(f"Written as `[[{stem(target)}]]`, an example.")
+        else:
+            lines += ["```", f"[[{stem(target)}]] [x]({relative(rel, target)})", "```"]
+    return "\n".join(lines) + "\n"
+
+
+def expected_edges(spec: Spec) -> set[tuple[str, str, str]]:
+    """(from, to, kind) read from the spec: a wikilink only when its stem is unique in the
+    base, nothing from templates/, no self-links, nothing written in code."""
+    out: set[tuple[str, str, str]] = set()
+    for src, dst, way in spec.links:
+        a, b = spec.rels[src], spec.rels[dst]
+        if a.startswith("templates/") or src == dst or way not in ("wiki", "path"):
+            continue
+        if way == "wiki" and sum(stem(r) == stem(b) for r in spec.rels) != 1:
+            continue
+        out.add((f"b/{a}", f"b/{b}", way))
+    return out
+
+
+def graph_of(spec: Spec) -> Graph:
+    group = [
+        (Note("b", rel, rel, False, spec.keys[i]), text_of(spec, i, rel))
+        for i, rel in enumerate(spec.rels)
+    ]
+    return build([group])
+
+
+def reachable(edges: set[tuple[str, str, str]], start: str, way: str, depth: int) -> dict[str, int]:
+    """Oracle: note -> fewest hops from start, following edges the given way."""
+    pairs = {(a, b) for a, b, _ in edges}
+    if way == "in":
+        pairs = {(b, a) for a, b in pairs}
+    elif way == "both":
+        pairs |= {(b, a) for a, b in pairs}
+    seen = {start: 0}
+    frontier = {start}
+    for hop in range(1, depth + 1):
+        frontier = {b for a, b in pairs if a in frontier} - set(seen)
+        for n in frontier:
+            seen[n] = hop
+    del seen[start]
+    return seen
+
+
+def test_the_input_class_and_the_core_agree_on_the_legal_words() -> None:
+    assert LINK_DIRECTIONS == DIRECTIONS
+    assert GRAPH_FORMATS == FORMATS
+
+
+@settings(max_examples=200, deadline=None)
+@given(specs())
+def test_edges_are_exactly_the_links_the_notes_state(spec: Spec) -> None:
+    graph = graph_of(spec)
+    got = {(e.source, e.target, kind) for e in graph.edges for kind in e.via}
+    assert got == expected_edges(spec)
+    assert [(e.source, e.target) for e in graph.edges] == sorted(
+        {(e.source, e.target) for e in graph.edges}
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    specs(),
+    st.integers(0, 10),
+    st.sampled_from(DIRECTIONS),
+    st.integers(0, 12),
+    st.integers(0, 8),
+)
+def test_a_walk_ends_and_keeps_depth_and_limit(
+    spec: Spec, pick: int, direction: str, depth: int, limit: int
+) -> None:
+    graph = graph_of(spec)
+    start = graph.notes[pick % len(graph.notes)]
+    way = cast(Direction, direction)
+    steps = walk(graph, start.id, way, depth)
+    # Each note once, never the start, within the depth, breadth first.
+    names = [s.note for s in steps]
+    assert len(names) == len(set(names)) and start.id not in names
+    assert all(1 <= s.depth <= depth for s in steps)
+    assert [s.depth for s in steps] == sorted(s.depth for s in steps)
+    # Every step is a real edge from a note reached one hop earlier.
+    hops = {start.id: 0, **{s.note: s.depth for s in steps}}
+    edges = {(e.source, e.target): e.via for e in graph.edges}
+    for s in steps:
+        assert hops[s.parent] == s.depth - 1
+        pair = (s.parent, s.note) if s.direction == "out" else (s.note, s.parent)
+        assert edges[pair] == s.via
+    assert {s.note: s.depth for s in steps} == reachable(expected_edges(spec), start.id, way, depth)
+    # The limit cuts what is printed, never what is counted.
+    text = links_text(start, way, depth, limit, steps, False)
+    rows = [line for line in text.splitlines() if "  ->  " in line or "  <-  " in line]
+    assert len(rows) == min(limit, len(steps))
+    payload = json.loads(links_json(start, way, depth, limit, steps))
+    assert payload["total"] == len(steps)
+    assert len(payload["results"]) == min(limit, len(steps))
+
+
+def write_base(root: Path, spec: Spec) -> dict[str, str]:
+    """The spec on disk as one base; private notes (under projects/) carry a marker in
+    their stem-independent title. Returns rel -> title."""
+    (root / "agent.txt").write_text("name = B\nrole = generated\n", encoding="utf-8")
+    titles = {}
+    for i, rel in enumerate(spec.rels):
+        title = f"Hidden{i}" if rel.startswith("projects/") else f"Shown{i}"
+        titles[rel] = title
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text_of(spec, i, title), encoding="utf-8")
+    return titles
+
+
+@settings(
+    max_examples=10,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(specs(), st.sampled_from(KEYS))
+def test_no_private_note_in_any_output_without_all(spec: Spec, key: str) -> None:
+    private = [r for r in spec.rels if r.startswith("projects/")]
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "b"
+        base.mkdir()
+        write_base(base, spec)
+        public = [r for r in spec.rels if not r.startswith("projects/")]
+        calls = [
+            ["graph", str(base), "--format", fmt, *extra]
+            for fmt in FORMATS
+            for extra in ([], ["--key", key])
+        ]
+        for rel in public:
+            calls.append(["links", f"b/{rel}", str(base), "--direction", "both", "--depth", "9"])
+            calls.append(["links", f"b/{rel}", str(base), "--direction", "in", "--json"])
+            calls.append(["graph", str(base), "--format", "json", "--note", f"b/{rel}"])
+        for rel in private:  # asking for a private note by name finds nothing
+            asked = run(["links", f"b/{rel}", str(base)])
+            assert (asked.code, asked.stdout) == (1, "")
+            assert "Hidden" not in asked.stderr
+        for args in calls:
+            out = run(args)
+            assert out.code in (0, 1), (args, out.stderr)
+            for rel in private:
+                assert rel not in out.stdout + out.stderr, args
+            assert "Hidden" not in out.stdout + out.stderr, args
+        if private:
+            shown = run(["graph", str(base), "--format", "json", "--all"])
+            assert all(f"b/{rel}" in shown.stdout for rel in private)
+
+
+@st.composite
+def raw_graphs(draw: st.DrawFn) -> Graph:
+    """Any directed graph at all, self-loops and dense cycles included, built directly."""
+    n = draw(st.integers(1, 40))
+    pairs = draw(st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=200))
+    notes = tuple(sorted((Note("b", f"n{i:02}.md") for i in range(n)), key=lambda x: x.id))
+    edges = tuple(Edge(f"b/n{a:02}.md", f"b/n{b:02}.md", ("wiki",)) for a, b in sorted(pairs))
+    return Graph(notes, edges, 0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(raw_graphs(), st.sampled_from(DIRECTIONS), st.integers(0, 10**9))
+def test_a_walk_ends_on_any_graph_however_deep(graph: Graph, direction: str, depth: int) -> None:
+    steps = walk(graph, graph.notes[0].id, cast(Direction, direction), depth)
+    assert len(steps) <= len(graph.notes) - 1
+    assert len({s.note for s in steps}) == len(steps)

@@ -1,0 +1,148 @@
+"""kb.pure.graph, kb.pure.graphrender and kb.pure.httpguard on hand-made values: the corners
+the fixture fleet does not reach."""
+
+from __future__ import annotations
+
+import pytest
+from returns.result import Failure, Success
+
+from kb.pure.graph import (
+    Edge,
+    Graph,
+    Note,
+    View,
+    around_key,
+    build,
+    find_note,
+    fold_keys,
+    path_links,
+    resolve_path,
+)
+from kb.pure.graphrender import dot, mermaid
+from kb.pure.httpguard import origin_allowed, refusal, token_matches
+
+
+@pytest.mark.parametrize(
+    ("text", "targets"),
+    [
+        ("[a](b.md)", ["b.md"]),
+        ("[a](<with space.md>)", ["with space.md"]),
+        ("[a](x%20y.md#part)", ["x y.md"]),
+        ('[a](b.md "a title")', ["b.md"]),
+        ("[a](b.md?x=1)", ["b.md"]),
+        ("[a](B.MD)", ["B.MD"]),
+        ("[a](https://example.com/b.md)", []),
+        ("[a](mailto:x.md)", []),
+        ("[a](/etc/b.md)", []),
+        ("[a](#anchor)", []),
+        ("[a](picture.png)", []),
+        ("`[a](b.md)` and [c](d.md)", ["d.md"]),
+        ("[a](b.md", []),
+        ("[a](%zz.md)", ["%zz.md"]),
+    ],
+)
+def test_path_links(text: str, targets: list[str]) -> None:
+    assert [t for _, t in path_links(text)] == targets
+
+
+def test_path_links_skip_fences() -> None:
+    assert path_links("```\n[a](b.md)\n```\n[c](d.md)\n") == [(4, "d.md")]
+
+
+@pytest.mark.parametrize(
+    ("linking", "target", "rel"),
+    [
+        ("knowledge/a.md", "b.md", "knowledge/b.md"),
+        ("knowledge/a.md", "./b.md", "knowledge/b.md"),
+        ("knowledge/a.md", "../MAP.md", "MAP.md"),
+        ("knowledge/deep/a.md", "../../tools/t.md", "tools/t.md"),
+        ("a.md", "../other/b.md", None),
+        ("knowledge/a.md", "../../other/b.md", None),
+    ],
+)
+def test_resolve_path(linking: str, target: str, rel: str | None) -> None:
+    assert resolve_path(linking, target) == rel
+
+
+def test_links_never_leave_their_group() -> None:
+    a = [(Note("one", "x.md"), "[[y]] [t](../two/y.md)")]
+    b = [(Note("two", "y.md"), "[[x]]")]
+    graph = build([a, b])
+    assert graph.edges == ()
+    assert graph.unresolved == 3
+
+
+def test_several_links_are_one_edge_with_every_kind() -> None:
+    graph = build([[(Note("b", "x.md"), "[[y]] [y](y.md) [[y]]"), (Note("b", "y.md"), "")]])
+    assert graph.edges == (Edge("b/x.md", "b/y.md", ("path", "wiki")),)
+
+
+def test_find_note_readings() -> None:
+    notes = [Note("a", "k/x.md"), Note("b", "k/x.md"), Note("a", "y.md"), Note("b", "t/y.md")]
+    assert find_note(notes, "a/k/x.md") == Success(notes[0])
+    assert find_note(notes, "a/k/x") == Success(notes[0])
+    assert find_note(notes, "k/x.md") == Failure(("a/k/x.md", "b/k/x.md"))
+    assert find_note(notes, "y") == Failure(("a/y.md", "b/t/y.md"))
+    assert find_note(notes, "y.md") == Failure(("a/y.md", "b/t/y.md"))  # a name, in any folder
+    assert find_note(notes, "a/y") == Success(notes[2])
+    assert find_note(notes, "nothing") == Failure(())
+    assert find_note(notes, "  ") == Failure(())
+
+
+def test_keys_fold() -> None:
+    assert fold_keys(["Backup", " backup ", "Point  in Time", ""]) == ("backup", "point in time")
+    graph = Graph((Note("b", "x.md", keys=("backup",)),), (), 0)
+    assert isinstance(around_key(graph, "BACKUP", 5), Success)
+    assert around_key(graph, "tape", 5) == Failure("tape")
+
+
+HOSTILE = 'a "quoted" #1 <b> & `tick`\nnext \\ end'
+
+
+def test_labels_cannot_break_out() -> None:
+    view = View((Note("b", HOSTILE + ".md"),), (), (), 0, 0)
+    m = mermaid(view)
+    assert m.splitlines()[1] == (
+        '  n0["b/a #34;quoted#34; #35;1 #60;b#62; #38; #96;tick#96; next \\ end.md"]'
+    )
+    d = dot(view)
+    assert '  n0 [label="b/a \\"quoted\\" #1 <b> & `tick` next \\\\ end.md"];' in d.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("origin", "ok"),
+    [
+        (None, True),
+        ("http://localhost", True),
+        ("http://localhost:3000", True),
+        ("https://127.0.0.1:8443", True),
+        ("HTTP://LOCALHOST:1", True),
+        ("http://localhost.evil.com", False),
+        ("http://evil.com", False),
+        ("http://127.0.0.1.nip.io", False),
+        ("http://localhost:3000/path", False),
+        ("http://localhost:", False),
+        ("null", False),
+        ("file://", False),
+        ("ws://localhost", False),
+        ("", False),
+    ],
+)
+def test_origin(origin: str | None, ok: bool) -> None:
+    assert origin_allowed(origin) is ok
+
+
+def test_token_and_order() -> None:
+    assert token_matches("Bearer s3cret", "s3cret")
+    assert token_matches("bearer s3cret", "s3cret")
+    assert not token_matches("Bearer s3cret ", "s3cret")
+    assert not token_matches("Basic s3cret", "s3cret")
+    assert not token_matches(None, "s3cret")
+    assert not token_matches("Bearer ", "")
+    assert refusal(None, "Bearer t", "t") is None
+    wrong_origin = refusal("http://evil.com", "Bearer t", "t")
+    assert wrong_origin is not None and wrong_origin.status == 403
+    no_token = refusal("http://localhost:1", None, "t")
+    assert no_token is not None and no_token.status == 401
+    both = refusal("http://evil.com", None, "t")  # the origin is refused before the token
+    assert both is not None and both.status == 403
