@@ -277,9 +277,14 @@ class Store:
                 text = _read(base.root / h.rel)
                 if text is None:
                     continue
-                self.conn.execute(
-                    "DELETE FROM chunks WHERE base = ? AND path = ?", (base.name, h.rel)
-                )
+                if h.rel in known:
+                    # base/path are UNINDEXED FTS5 columns, so this delete scans every
+                    # chunk: only a file the index already holds can have chunks to drop
+                    # (deleting for every new file made a cold index quadratic, measured
+                    # 61 s -> 15 s at 10,000 notes).
+                    self.conn.execute(
+                        "DELETE FROM chunks WHERE base = ? AND path = ?", (base.name, h.rel)
+                    )
                 self.conn.execute(
                     "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)",
                     (
