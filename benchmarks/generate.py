@@ -11,9 +11,9 @@ line, body paragraphs and `##` sections with a few `[[wikilinks]]`. A note avera
 
 The words are invented: two vocabularies of pseudo-words (English-like and Portuguese-like,
 the latter with accents such as `ção`) drawn with Zipf-like frequencies, so a few words are
-in many notes and most words are in one or two. Invented words use no `k q w x y z j`;
-refusal questions are built from words made of exactly those letters, and checked against
-every word on disk, so they are absent by construction and by test.
+in many notes and most in a few. Invented words use no `k q w x y z j`; refusal questions
+are built from words whose every syllable starts with one of those letters, and each is checked
+against every word on disk, so they are absent by construction and by test.
 
 Same arguments, same bytes: everything is drawn from one seeded `random.Random`.
 As a module: `generate(out, notes, agents, seed)` writes a fleet and `questions(root, count,

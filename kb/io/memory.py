@@ -89,6 +89,7 @@ class Memory:
         bases: Sequence[OpenBase],
         stores: Sequence[Store],
         index_was_rebuilt: bool,
+        extra_aliases: Sequence[tuple[str, str]] = (),
     ) -> None:
         self.opened = tuple(opened)
         self.scope = scope
@@ -97,7 +98,7 @@ class Memory:
         self.index_was_rebuilt = index_was_rebuilt
         self.aliases: tuple[tuple[str, str], ...] = tuple(
             pair for b in self.bases for pair in b.snapshot.aliases
-        )
+        ) + tuple(extra_aliases)
         entries: list[Entry] = []
         self._changed: set[tuple[str, str]] = set()
         self._suggester: SuggestIndex | None = None
@@ -128,8 +129,18 @@ class Memory:
     # -- opening -----------------------------------------------------------------------
 
     @classmethod
-    def open(cls, paths: Sequence[str] = (".",), all: bool = False) -> Memory:
-        """Open every path (a base, or a fleet root expanded into its bases)."""
+    def open(
+        cls,
+        paths: Sequence[str] = (".",),
+        all: bool = False,
+        extra_aliases: Sequence[tuple[str, str]] = (),
+    ) -> Memory:
+        """Open every path (a base, or a fleet root expanded into its bases).
+
+        `extra_aliases` are `(alias, canonical)` pairs held in memory only, after every
+        base's own pairs: `kb misses --apply` measures a candidate alias line this way, so
+        nothing is written to any kb-aliases.txt while it is judged.
+        """
         opened = list(paths) or ["."]
         bases: list[OpenBase] = []
         stores: list[Store] = []
@@ -145,7 +156,8 @@ class Memory:
             for s in stores:
                 s.close()
             raise OpenError(str(e)) from e
-        return cls(opened, Scope.ALL if all else Scope.PUBLIC, bases, stores, rebuilt)
+        scope = Scope.ALL if all else Scope.PUBLIC
+        return cls(opened, scope, bases, stores, rebuilt, extra_aliases)
 
     def close(self) -> None:
         for s in self._stores:

@@ -17,9 +17,9 @@ from pathlib import Path
 from returns.result import Failure
 
 from kb.io import misslog
-from kb.io.memory import Answer, Memory, OpenError
+from kb.io.memory import DEFAULT_TOP, Answer, Memory, OpenError
 from kb.io.walk import fleet_manifest
-from kb.pure import evaluation, gold, nearmiss, triad
+from kb.pure import aliasgate, evaluation, gold, nearmiss, triad
 from kb.pure.election import ascii_lower, choose_agent_fused
 from kb.pure.jsonout import dumps
 from kb.shell.inputs import EvalInput, MissesInput
@@ -188,8 +188,8 @@ def _classifier(memory: Memory) -> _Classifier | Outcome:
     return _Classifier(memory, command)
 
 
-def _apply_refusal(memory: Memory, gold_path: str) -> Outcome:
-    """`--apply --gold`: every gate the spec names, then the honest end of this version."""
+def _apply_gates(memory: Memory, gold_path: str) -> tuple[tuple[gold.GoldRow, ...], str] | Outcome:
+    """`--apply --gold`: every gate the spec names; the gold rows and promoter, or the refusal."""
     rows, problem = _read_gold(gold_path)
     if rows is None:
         return Outcome(stderr=problem or "", code=2)
@@ -197,7 +197,8 @@ def _apply_refusal(memory: Memory, gold_path: str) -> Outcome:
     if stale:
         return Outcome(stderr=gold.stale_message(stale), code=2)
     root = memory.opened[0]
-    if fleet_manifest(root).first("promoter") is None:
+    command = fleet_manifest(root).first("promoter")
+    if command is None:
         return Outcome(
             stderr=(
                 f"kb misses: {Path(root) / 'fleet.txt'} names no `promoter =` command, so "
@@ -206,14 +207,156 @@ def _apply_refusal(memory: Memory, gold_path: str) -> Outcome:
             ),
             code=2,
         )
-    return Outcome(
-        stderr=(
-            "kb misses: a promoter is configured, but proposing alias lines with a model and "
-            "measuring them against the gold set is not built in this version of kb; nothing "
-            "was written. Run `kb misses` and write the alias line yourself.\n"
-        ),
-        code=2,
+    return rows, command
+
+
+def _measure(
+    first: str, rows: Sequence[gold.GoldRow], question: str, extra: Sequence[tuple[str, str]]
+) -> aliasgate.Measurement:
+    """One opening of the first path with --all semantics, the candidate held in memory."""
+    with Memory.open([first], all=True, extra_aliases=extra) as memory:
+        routable = memory.routable_agents()
+        facts = []
+        for row in rows:
+            answer = memory.ask(row.question, DEFAULT_TOP)
+            facts.append(
+                evaluation.facts_of(
+                    row,
+                    answer.found,
+                    answer.keyword_top,
+                    answer.confidence,
+                    answer.agent,
+                    choose_agent_fused(answer.found, routable),
+                    routable,
+                    0,
+                    0,
+                )
+            )
+        summary = evaluation.summarise(facts)
+        missed = memory.ask(question, DEFAULT_TOP).confidence.verdict == "nothing"
+    return aliasgate.Measurement(
+        missed,
+        aliasgate.Columns(summary.file_fused, summary.agent_keyword, summary.answered),
     )
+
+
+def _read_or_empty(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+
+
+def _apply(memory: Memory, inp: MissesInput, rows: Sequence[gold.GoldRow], command: str) -> Outcome:
+    from kb.io.atomic import write_atomic
+    from kb.io.clock import today_utc
+    from kb.io.model import model_timeout, run_model
+
+    first = memory.opened[0]
+    root = Path(first)
+    path = misslog.log_path(first)
+    try:
+        logged = misslog.load(path)[: inp.top]
+    except OSError as e:
+        return Outcome(stderr=f"kb: could not read {path}: {e.strerror or e}\n", code=1)
+    today = today_utc()
+    timeout = model_timeout()
+    by_name: dict[str, Path] = {}
+    for b in memory.bases:
+        for name in (b.snapshot.name, b.snapshot.agent_name):
+            by_name.setdefault(ascii_lower(name), b.snapshot.root)
+    vocab = [
+        aliasgate.BaseVocabulary(
+            b.snapshot.name,
+            tuple(k for e in memory.entries if e.base == b.snapshot.name for k in e.keywords),
+        )
+        for b in memory.bases
+    ]
+    # The log and the gold set are measured once without any candidate: every candidate is
+    # compared with the same before, and nothing is written until every judgement is made.
+    out = [f"log:      {path}", f"gold:     {inp.gold}, {len(rows)} questions"]
+    counts = {"proposed": 0, "admitted": 0, "refused": 0}
+    proposer = {"declined": 0, "silent": 0, "unparseable": 0}
+    pending: dict[Path, list[str]] = {}
+    pending_aliases: dict[Path, set[str]] = {}
+    refusals: list[tuple[str, str]] = []
+    for miss in logged:
+        out += ["", f"  {miss.question}"]
+        reply = run_model(
+            command, aliasgate.prompt(miss.question, miss.looked_like, vocab), root, timeout
+        )
+        if reply.text is None:
+            proposer["silent"] += 1
+            out.append(f"    the promoter did not answer ({reply.reason}).")
+            continue
+        parsed = aliasgate.parse_reply(reply.text)
+        if parsed.declined:
+            proposer["declined"] += 1
+            out.append("    the promoter declined: no alias line would help.")
+        elif parsed.unparseable:
+            proposer["unparseable"] += 1
+            out.append("    the promoter's reply held no `base<TAB>alias<TAB>canonical` line.")
+        before: aliasgate.Measurement | None = None
+        for cand in parsed.candidates:
+            counts["proposed"] += 1
+            out.append(f"    {cand.base}: {cand.line}")
+            why = aliasgate.premeasure(cand, miss.question)
+            base_root = by_name.get(ascii_lower(cand.base))
+            if why is None and base_root is None:
+                why = aliasgate.refused_before(
+                    cand.line, f"this fleet has no base named `{cand.base}`"
+                )
+            if why is None and base_root is not None:
+                present = aliasgate.aliases_in(_read_or_empty(base_root / aliasgate.ALIASES_NAME))
+                if cand.alias.casefold() in present | pending_aliases.get(base_root, set()):
+                    why = aliasgate.refused_before(
+                        cand.line,
+                        f"`{cand.alias}` is already an alias in "
+                        f"{base_root / aliasgate.ALIASES_NAME}",
+                    )
+            if why is None and base_root is not None:
+                if before is None:
+                    before = _measure(first, rows, miss.question, ())
+                after = _measure(first, rows, miss.question, [(cand.alias, cand.canonical)])
+                verdict = aliasgate.judge(miss.question, before, after)
+                if verdict.admitted:
+                    counts["admitted"] += 1
+                    pending.setdefault(base_root, []).append(
+                        aliasgate.admitted_block(
+                            cand, miss.question, today, before.columns, after.columns
+                        )
+                    )
+                    pending_aliases.setdefault(base_root, set()).add(cand.alias.casefold())
+                    out.append(f"      {verdict.reason}")
+                    continue
+                why = verdict.reason
+            counts["refused"] += 1
+            refusals.append((cand.line, why or ""))
+            out.append(f"      {why}")
+    written: list[str] = []
+    try:
+        for base_root, blocks in pending.items():
+            target = base_root / aliasgate.ALIASES_NAME
+            write_atomic(target, aliasgate.appended(_read_or_empty(target), blocks))
+            written.append(f"wrote:    {target} ({len(blocks)} line{'s' * (len(blocks) != 1)})")
+        if refusals:
+            target = root / aliasgate.REJECTIONS_NAME
+            folded = aliasgate.parse_rejections(_read_or_empty(target))
+            for line, why in refusals:
+                folded = aliasgate.fold_rejection(folded, line, why, today)
+            write_atomic(target, aliasgate.render_rejections(folded))
+            written.append(f"refused:  folded into {target}")
+    except (OSError, UnicodeDecodeError) as e:
+        return Outcome(stdout="\n".join(out) + "\n", stderr=f"kb: could not write: {e}\n", code=1)
+    out += [
+        "",
+        f"proposed: {counts['proposed']}, admitted: {counts['admitted']}, "
+        f"refused: {counts['refused']}",
+        f"proposer: {proposer['declined']} declined, {proposer['silent']} silent, "
+        f"{proposer['unparseable']} unparseable",
+        *written,
+    ]
+    return Outcome(stdout="\n".join(out) + "\n")
 
 
 def misses(inp: MissesInput) -> Outcome:
@@ -226,8 +369,11 @@ def misses(inp: MissesInput) -> Outcome:
     with memory:
         warning = REBUILT_WARNING if memory.index_was_rebuilt else ""
         if inp.apply and inp.gold is not None:
-            refusal = _apply_refusal(memory, inp.gold)
-            return Outcome(stderr=warning + refusal.stderr, code=refusal.code)
+            gated = _apply_gates(memory, inp.gold)
+            if isinstance(gated, Outcome):
+                return Outcome(stderr=warning + gated.stderr, code=gated.code)
+            done = _apply(memory, inp, *gated)
+            return Outcome(stdout=done.stdout, stderr=warning + done.stderr, code=done.code)
         path = misslog.log_path(memory.opened[0])
         try:
             logged = misslog.load(path)

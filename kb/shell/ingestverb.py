@@ -11,6 +11,7 @@ goes to stderr when stderr is a terminal; stdout carries the account of what hap
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TextIO
 
@@ -74,8 +75,6 @@ def _text_of(file: Path, ext: str, root: str, timeout: float) -> str | Outcome:
 
 
 def ingest(inp: IngestInput, err: TextIO | None = None) -> Outcome:
-    import sys
-
     if inp.file is None or not inp.file.strip():
         return _fail(core.NO_FILE, code=2)
     file = Path(inp.file)

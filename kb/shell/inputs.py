@@ -13,11 +13,11 @@ from typing import Any
 
 from attrs import field, frozen
 
-
-def _non_negative(_inst: object, attribute: object, value: int) -> None:
-    if value < 0:
-        name = getattr(attribute, "name", "top")
-        raise ValueError(f"--{name} takes a whole number of 0 or more, not {value}")
+# The hot verbs' inputs live apart so `kb route`/`kb boot` build two classes, not thirty.
+from kb.shell.hotinputs import BootInput as BootInput
+from kb.shell.hotinputs import RouteInput as RouteInput
+from kb.shell.hotinputs import _budget as _budget
+from kb.shell.hotinputs import _non_negative
 
 
 def _port(_inst: object, _attribute: object, value: int) -> None:
@@ -38,27 +38,6 @@ def _one_of(legal: tuple[str, ...]) -> Callable[[Any, Any, str], None]:
 # verb's parse does not import the graph modules; a unit test holds them equal.
 LINK_DIRECTIONS = ("out", "in", "both")
 GRAPH_FORMATS = ("mermaid", "dot", "json")
-
-
-def _budget(_inst: object, attribute: object, value: int | None) -> None:
-    if value is not None and value < 0:
-        name = getattr(attribute, "name", "budget").replace("_", "-")
-        raise ValueError(f"--{name} takes a number of bytes, 0 or more, not {value}")
-
-
-@frozen
-class RouteInput:
-    question: str
-    paths: tuple[str, ...] = ()
-    top: int = field(default=5, validator=_non_negative)
-    hybrid: bool = False
-    json: bool = False
-    all: bool = False
-    # `--context`: the served files as budgeted excerpts (kb.pure.context). The budgets are
-    # None when not given, so that giving one without --context can be refused.
-    context: bool = False
-    context_chars: int | None = field(default=None, validator=_budget)
-    context_total: int | None = field(default=None, validator=_budget)
 
 
 def _seconds(_inst: object, attribute: object, value: float | None) -> None:
@@ -275,16 +254,6 @@ class GraphInput:
 class BlocksInput:
     path: str = "."
     emit: bool = False
-
-
-@frozen
-class BootInput:
-    paths: tuple[str, ...] = ()
-    top: int = field(default=5, validator=_non_negative)
-    all: bool = False
-    session: str | None = None
-    cwd: str | None = None
-    text: bool = False
 
 
 @frozen

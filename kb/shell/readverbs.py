@@ -3,11 +3,16 @@ an Outcome; all the answering is done by the Memory contract and kb.pure rendere
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kb.io.memory import Answer, Memory, OpenError, RecallLoss
 from kb.pure.jsonout import dumps
 from kb.pure.listing import Facets, checked, row_json, row_line
 from kb.pure.render import RouteView, route_text
-from kb.shell.inputs import FleetInput, IndexInput, ListInput, RouteInput
+from kb.shell.hotinputs import RouteInput
+
+if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms
+    from kb.shell.inputs import FleetInput, IndexInput, ListInput
 from kb.shell.outcome import Outcome
 
 REBUILT_WARNING = (

@@ -14,15 +14,16 @@ from typing import Any
 
 from attrs import frozen
 
-from kb.shell import inputs
 from kb.shell.outcome import Outcome
+
+HOT_INPUTS = frozenset({"RouteInput", "BootInput"})
 
 
 @frozen
 class Command:
     name: str
     usage: tuple[str, ...]
-    input_type: type[Any]
+    input_name: str  # a class of kb.shell.inputs, imported only when this verb runs
     run_ref: str  # "module:function"
     needs: str | None = None  # stderr line when the first required positional is missing
     summary: str = ""
@@ -32,6 +33,12 @@ class Command:
     hook: bool = False
     # Short spellings the usage line promises (`-m`), rewritten to the field's flag first.
     aliases: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def input_type(self) -> type[Any]:
+        module = "kb.shell.hotinputs" if self.input_name in HOT_INPUTS else "kb.shell.inputs"
+        cls: type[Any] = getattr(importlib.import_module(module), self.input_name)
+        return cls
 
     def run(self, value: Any) -> Outcome:
         module_name, _, func_name = self.run_ref.partition(":")
@@ -43,7 +50,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "index",
         ("kb index [path]... [--json] [--all]",),
-        inputs.IndexInput,
+        "IndexInput",
         "kb.shell.readverbs:index",
         summary="Sync each base's text index and report what no question can reach.",
     ),
@@ -54,7 +61,7 @@ COMMANDS: tuple[Command, ...] = (
             " [--json] [--all]",
             "        [--where key=value]... [--sort FIELD]",
         ),
-        inputs.ListInput,
+        "ListInput",
         "kb.shell.readverbs:list_files",
         summary="List the files on disk by facet; a filter, never a ranking.",
     ),
@@ -64,7 +71,7 @@ COMMANDS: tuple[Command, ...] = (
             "kb route <question> [path]... [--top N] [--hybrid] [--json] [--all]",
             "         [--context [--context-chars N] [--context-total N]]",
         ),
-        inputs.RouteInput,
+        "RouteInput",
         "kb.shell.readverbs:route",
         needs="kb: route needs a question",
         summary="Rank the files that answer a question, with an honest verdict.",
@@ -73,7 +80,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "fleet",
         ("kb fleet [path]... [--all]",),
-        inputs.FleetInput,
+        "FleetInput",
         "kb.shell.readverbs:fleet",
         summary="Name the fleet and its agents, from the manifests, never the index.",
     ),
@@ -83,7 +90,7 @@ COMMANDS += (
     Command(
         "commit",
         ("kb commit <path>... -m <message>",),
-        inputs.CommitInput,
+        "CommitInput",
         "kb.shell.commitverb:commit",
         summary="Commit exactly the named paths through git, and show what stayed dirty.",
         aliases=(("-m", "--message"),),
@@ -94,7 +101,7 @@ COMMANDS += (
     Command(
         "remember",
         ("kb remember <claim> [path]... [--all] [--json]",),
-        inputs.RememberInput,
+        "RememberInput",
         "kb.shell.memoryverbs:remember",
         needs="kb: remember needs a claim",
         summary="Propose ADD, UPDATE or NOOP for a claim by its overlap with the base.",
@@ -105,7 +112,7 @@ COMMANDS += (
     Command(
         "serve",
         ("kb serve [path]... [--top N] [--all] [--http [--port N]]",),
-        inputs.ServeInput,
+        "ServeInput",
         "kb.shell.serveverb:serve",
         summary="Serve the memory over the Model Context Protocol, on stdio or loopback HTTP.",
     ),
@@ -120,7 +127,7 @@ COMMANDS += (
             "              [--publisher P] [--url U] [--doi D] [--isbn I] [--lang L]",
             "              [--replaces KEY] [--note N]",
         ),
-        inputs.SourceInput,
+        "SourceInput",
         "kb.shell.sourceverbs:source",
         needs="kb: the only source verb is `add`",
         summary="Mint a source record under a fresh key and print its bibliography line.",
@@ -128,7 +135,7 @@ COMMANDS += (
     Command(
         "sources",
         ("kb sources [path]... [--json] [--all]",),
-        inputs.SourcesInput,
+        "SourcesInput",
         "kb.shell.sourceverbs:sources",
         summary="List each base's source records, rendered or as CSL JSON, from disk.",
     ),
@@ -138,7 +145,7 @@ COMMANDS += (
     Command(
         "check",
         ("kb check [path]... [--strict] [--all]",),
-        inputs.CheckInput,
+        "CheckInput",
         "kb.shell.checkverbs:check",
         summary="Report broken links, unreachable notes and citation faults; fixes nothing.",
     ),
@@ -148,7 +155,7 @@ COMMANDS += (
     Command(
         "init",
         ("kb init <name> [fleet-root]", "kb init --person [fleet-root]"),
-        inputs.InitInput,
+        "InitInput",
         "kb.shell.initwrite:init",
         # no `needs`: `kb init --person` has no positional at all and is complete; the run
         # function prints `kb: init needs a name for the agent` when a name is due.
@@ -162,7 +169,7 @@ COMMANDS += (
             "         (note body on stdin; the keys are written once, on the note's own",
             "         `Search for:` line, and the map entry is the link and the summary)",
         ),
-        inputs.WriteInput,
+        "WriteInput",
         "kb.shell.initwrite:write",
         needs="kb: write needs an agent and a name for the note",
         summary="Write one note and list it in its base's map, as one act.",
@@ -173,7 +180,7 @@ COMMANDS += (
     Command(
         "eval",
         ("kb eval <gold.tsv> [path]... [--top N] [--all] [--classify] [--triad] [--json]",),
-        inputs.EvalInput,
+        "EvalInput",
         "kb.shell.evalverbs:evaluate",
         needs="kb: eval needs a gold file",
         summary="Grade files, agents and refusals against a gold file of questions.",
@@ -181,7 +188,7 @@ COMMANDS += (
     Command(
         "misses",
         ("kb misses [path]... [--all] [--top N] [--json] [--apply --gold <tsv>]",),
-        inputs.MissesInput,
+        "MissesInput",
         "kb.shell.evalverbs:misses",
         summary="Read the miss log back with what today's index nearly caught.",
     ),
@@ -191,7 +198,7 @@ COMMANDS += (
     Command(
         "misroute",
         ("kb misroute <message> --chose <agent> --owner <agent|none> [--why <text>] [path]",),
-        inputs.MisrouteInput,
+        "MisrouteInput",
         "kb.shell.logverbs:misroute",
         # no `needs`: a missing --chose/--owner is reported first, then a missing message,
         # each as its own line from the run function.
@@ -203,14 +210,14 @@ COMMANDS += (
     Command(
         "misroutes",
         ("kb misroutes [path] [--top N]",),
-        inputs.MisroutesInput,
+        "MisroutesInput",
         "kb.shell.logverbs:misroutes",
         summary="Read the misroute log back, the most often filed fault first.",
     ),
     Command(
         "abstentions",
         ("kb abstentions [path] [--top N] [--all]",),
-        inputs.AbstentionsInput,
+        "AbstentionsInput",
         "kb.shell.logverbs:abstentions",
         summary="Read back the subjects no agent covers, with what each scores today.",
     ),
@@ -223,7 +230,7 @@ COMMANDS += (
             "kb links <note> [path]... [--direction in|out|both] [--depth N] [--limit N] [--json]"
             " [--all]",
         ),
-        inputs.LinksInput,
+        "LinksInput",
         "kb.shell.graphverbs:links",
         needs="kb: links needs a note (base/path, a path, or a file name)",
         summary="Walk a note's wikilinks and path links, a bounded number of hops.",
@@ -234,7 +241,7 @@ COMMANDS += (
             "kb graph [path]... [--format mermaid|dot|json] [--note N] [--key K] [--limit N]"
             " [--all]",
         ),
-        inputs.GraphInput,
+        "GraphInput",
         "kb.shell.graphverbs:graph",
         summary="Export the link graph and the shared-key graph as Mermaid, DOT or JSON.",
     ),
@@ -244,14 +251,14 @@ COMMANDS += (
     Command(
         "blocks",
         ("kb blocks [path] [--emit]",),
-        inputs.BlocksInput,
+        "BlocksInput",
         "kb.shell.bootverbs:blocks",
         summary="Price an agent's constitution by block, or print it as the model gets it.",
     ),
     Command(
         "boot",
         ("kb boot [path]... [--top N] [--all] [--session ID] [--cwd DIR] [--text]",),
-        inputs.BootInput,
+        "BootInput",
         "kb.shell.bootverbs:boot",
         summary="Route one message before the model sees it (a UserPromptSubmit hook).",
         hot=True,
@@ -269,7 +276,7 @@ COMMANDS += (
             "kb handoff complete [--session ID] [path]",
             "kb handoff [path] [--session ID] [--show] [--json]",
         ),
-        inputs.HandoffInput,
+        "HandoffInput",
         "kb.shell.sessionverbs:handoff",
         # no `needs`: `kb handoff` alone shows the latest record; the run function words the
         # refusals of `save` and `claim` without their agent.
@@ -278,7 +285,7 @@ COMMANDS += (
     Command(
         "capture",
         ("kb capture [path] [--session ID] [--conclusion <text>]",),
-        inputs.CaptureInput,
+        "CaptureInput",
         "kb.shell.sessionverbs:capture",
         summary="Turn a session's record into one raw deposit in the routed agent's inbox/.",
     ),
@@ -288,7 +295,7 @@ COMMANDS += (
     Command(
         "ui",
         ("kb ui [path]... [--port N] [--all]",),
-        inputs.UiInput,
+        "UiInput",
         "kb.shell.uiverb:ui",
         summary="Serve the reading room, a local page over the same memory, on 127.0.0.1.",
     ),
@@ -301,7 +308,7 @@ COMMANDS += (
             "kb answer <question> [path]... [--top N] [--all] [--expanded | --complete]",
             "          [--model-timeout S]",
         ),
-        inputs.AnswerInput,
+        "AnswerInput",
         "kb.shell.answerverb:answer",
         needs="kb: answer needs a question",
         summary="Have the fleet's answerer model write up what retrieval found, with citations.",
@@ -322,7 +329,7 @@ COMMANDS += (
             "                                         [--from <agent>]",
             "kb panel [<artifact>] [path] --ledger [--json]",
         ),
-        inputs.PanelInput,
+        "PanelInput",
         "kb.shell.panelverbs:panel",
         # no `needs`: `kb panel --ledger` takes no artifact, and each form words its own line
         # when one is due.
@@ -334,21 +341,21 @@ COMMANDS += (
     Command(
         "promote",
         ("kb promote [path]... [--top N] [--all] [--dry-run] [--max N] [--lock]",),
-        inputs.PromoteInput,
+        "PromoteInput",
         "kb.shell.promoteverbs:promote",
         summary="Offer each inbox to the promoter; write only what three reviews accept.",
     ),
     Command(
         "rejections",
         ("kb rejections [path]... [--top N] [--agent A] [--lens L] [--json]",),
-        inputs.RejectionsInput,
+        "RejectionsInput",
         "kb.shell.promoteverbs:rejections_verb",
         summary="Read kb-rejections.txt back: what the reviewer refused, most refused first.",
     ),
     Command(
         "ingest",
         ("kb ingest <file> [path]... [--agent NAME] [--keep] [--dry-run] [--top N] [--all]",),
-        inputs.IngestInput,
+        "IngestInput",
         "kb.shell.ingestverb:ingest",
         # no `needs`: a missing file gets the verb's own one line, without the usage text.
         summary="Stage one document in its owner's inbox and distil it through promote.",
@@ -356,7 +363,7 @@ COMMANDS += (
     Command(
         "consolidate",
         ("kb consolidate <agent> [path] [--sessions N] [--top N] [--dry-run] [--json]",),
-        inputs.ConsolidateInput,
+        "ConsolidateInput",
         "kb.shell.consolidateverb:consolidate",
         needs="kb: consolidate needs an agent name",
         summary="Propose what recurs across an agent's sessions, cited, through the reviewer.",

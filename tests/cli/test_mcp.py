@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -85,8 +86,11 @@ class Raw:
 
 
 @pytest.fixture
-def raw(example_fleet: Path) -> Raw:
-    return Raw(example_fleet)
+def raw(example_fleet: Path) -> Iterator[Raw]:
+    server = Raw(example_fleet)
+    yield server
+    if server.proc.poll() is None:  # a test that did not close it leaves no server behind
+        server.close()
 
 
 def test_handshake_rules(raw: Raw) -> None:

@@ -1,0 +1,111 @@
+"""MCP server latency: cold start to first answer, and warm `kb_route` round trips.
+
+    python benchmarks/mcp.py [--notes 1000] [--calls 500] [--work DIR]
+
+Starts `kb serve` as a real subprocess over stdio on the example fleet and on a generated
+fleet (benchmarks/generate.py), sends raw JSON-RPC lines, and prints:
+- cold start: process start to the first `kb_route` reply (median of 5 starts);
+- warm round trip: p50/p95 of `kb_route` calls on one running server (`--calls` calls,
+  questions cycled from generate.questions: half answerable, half refusals).
+The issue's goal: warm p95 <= 5 ms at 1,000 notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from generate import questions
+from route import child_env, fresh_copy, generated_source, pct
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _call(proc: subprocess.Popen[str], n: int, question: str) -> float:
+    assert proc.stdin is not None and proc.stdout is not None
+    message = {
+        "jsonrpc": "2.0",
+        "id": n,
+        "method": "tools/call",
+        "params": {"name": "kb_route", "arguments": {"question": question}},
+    }
+    start = time.perf_counter()
+    proc.stdin.write(json.dumps(message) + "\n")
+    proc.stdin.flush()
+    reply = json.loads(proc.stdout.readline())
+    elapsed = time.perf_counter() - start
+    assert reply.get("id") == n and "result" in reply, reply
+    return elapsed
+
+
+def _start(fleet: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "kb.shell.main", "serve", str(fleet)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+
+
+def measure(name: str, fleet: Path, calls: int, env: dict[str, str]) -> str:
+    subprocess.run(
+        [sys.executable, "-m", "kb.shell.main", "index", str(fleet)],
+        check=True,
+        capture_output=True,
+        env=env,
+    )
+    qs = [q.text for q in questions(fleet, 100, 0)]
+    colds = []
+    for i in range(5):
+        start = time.perf_counter()
+        proc = _start(fleet, env)
+        _call(proc, 1, qs[i])
+        colds.append(time.perf_counter() - start)
+        proc.communicate(timeout=30)
+    proc = _start(fleet, env)
+    for i in range(10):  # warm-up: page cache, first-refusal suggestion index
+        _call(proc, i, qs[i % len(qs)])
+    times = [_call(proc, 100 + i, qs[i % len(qs)]) for i in range(calls)]
+    proc.communicate(timeout=30)
+    ms = [t * 1000 for t in times]
+    return (
+        f"| {name} | {statistics.median(colds) * 1000:.0f} ms | {pct(ms, 50):.2f} ms | "
+        f"{pct(ms, 95):.2f} ms | {max(ms):.2f} ms |"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--notes", type=int, default=1000)
+    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--work", type=Path, default=None)
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="kb-mcp-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    env = child_env(work)
+    env["KB_MISSES_PATH"] = str(work / "misses.txt")
+    rows = [
+        "| fleet | cold start to first answer | warm p50 | warm p95 | warm max |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    example = work / "example"
+    fresh_copy(REPO / "examples" / "fleet", example)
+    rows.append(measure("example fleet", example, args.calls, env))
+    src = generated_source(work, args.notes, max(1, min(10, args.notes // 50)), 0)
+    gen = work / f"gen-{args.notes}-run"
+    fresh_copy(src, gen)
+    rows.append(measure(f"{args.notes} notes", gen, args.calls, env))
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
