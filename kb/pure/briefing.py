@@ -10,8 +10,8 @@ Rules of this module:
   briefing degraded. Any other case has no verdict.
 - A compound message whose sub-questions are each a `hit` for two or more distinct agents
   seats the first as owner when nobody was chosen, and every other one (not the owner, not
-  already seated) on the panel. This panel is not capped at three: every domain the message
-  touches gets its reviewer.
+  already seated) on the panel, up to three reviewers in all: the cap every panel keeps
+  (`kb panel` refuses a fourth), so the command boot prints can always be run.
 - The hit briefing hands over the vouched file's passages, up to 6,000 UTF-8 bytes of
   trimmed passage text, stopping at the first passage that would not fit (a later, shorter
   one is never tried, so what is shown is the file's own order). Measured upstream: the path
@@ -32,6 +32,7 @@ CLASSIFIER_SILENT = "chosen by keyword score, because the configured classifier 
 HIT_BUDGET = 6000
 SHORT_MEMORY = " [SHORT MEMORY: recent, not distilled]"
 ROLE_CAP = 96
+MAX_REVIEWERS = 3  # the same cap as the classifier's list and `kb panel --reviewer`
 ENDS_CAP = 150
 SHORTFALL_SHOWN = 2
 
@@ -132,7 +133,7 @@ def seat_compound(
         [f"VESTA: decomposed compound inquiry across {len(pairs)} domains:"]
         + [f'  - [{agent}]: "{sub}"' for agent, sub in pairs]
     )
-    return Seating(owner, tuple(seated), note)
+    return Seating(owner, tuple(seated[:MAX_REVIEWERS]), note)
 
 
 def panel_instruction(owner: str, panel: Sequence[Reviewer], boot_cost: int) -> str:
