@@ -9,16 +9,14 @@ is reported back as a message.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from kb.io.atomic import write_atomic
+from kb.io.lockfile import LockBusy, take_lock
 from kb.pure import misslog
 
-STALE_LOCK_S = 30.0
 LOCK_WAIT_S = 0.5
-LOCK_POLL_S = 0.005
 
 
 def log_path(root: str) -> Path:
@@ -28,29 +26,6 @@ def log_path(root: str) -> Path:
     return Path(root) / misslog.LOG_NAME
 
 
-class LockBusy(Exception):
-    pass
-
-
-def take_lock(lock: Path) -> int:
-    deadline = time.monotonic() + LOCK_WAIT_S
-    while True:
-        try:
-            return os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            try:
-                if time.time() - lock.stat().st_mtime > STALE_LOCK_S:
-                    lock.unlink(missing_ok=True)
-                    continue
-            except FileNotFoundError:
-                continue
-            if time.monotonic() > deadline:
-                raise LockBusy(
-                    f"another writer held {lock} for longer than {int(LOCK_WAIT_S * 1000)}ms"
-                ) from None
-            time.sleep(LOCK_POLL_S)
-        except OSError as e:
-            raise LockBusy(f"could not take {lock}: {e.strerror or e}") from e
 
 
 def record(path: Path, question: str, looked_like: Sequence[str], today: str) -> str | None:
@@ -59,7 +34,7 @@ def record(path: Path, question: str, looked_like: Sequence[str], today: str) ->
         return None
     lock = path.with_name(path.name + ".lock")
     try:
-        fd = take_lock(lock)
+        fd = take_lock(lock, LOCK_WAIT_S)
     except LockBusy as e:
         return str(e)
     try:

@@ -13,17 +13,15 @@ lock older than 30 s is a crashed writer's and is taken over.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from kb.io.atomic import make_dirs, remove_dirs, write_atomic
+from kb.io.lockfile import LockBusy, take_lock
 from kb.pure import panel
 
-STALE_LOCK_S = 30.0
 LOCK_WAIT_S = 5.0
-LOCK_POLL_S = 0.005
 
 
 class LedgerError(Exception):
@@ -48,27 +46,6 @@ def load(path: Path) -> tuple[panel.Row, ...]:
     return panel.parse_ledger(_read(path))
 
 
-def _take_lock(lock: Path, wait_s: float) -> int:
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            return os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            try:
-                if time.time() - lock.stat().st_mtime > STALE_LOCK_S:
-                    lock.unlink(missing_ok=True)
-                    continue
-            except FileNotFoundError:
-                continue  # released between our open and our stat: try again at once
-            if time.monotonic() > deadline:
-                raise LedgerError(
-                    f"another writer held {lock} for longer than {int(wait_s * 1000)}ms"
-                ) from None
-            time.sleep(LOCK_POLL_S)
-        except OSError as e:
-            raise LedgerError(f"could not take {lock}: {e.strerror or e}") from e
-
-
 class Locked:
     """The ledger while its lock is held: read the rows, then write the new ones (or not)."""
 
@@ -91,7 +68,10 @@ def locked(path: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[Locked]:
     if not path.parent.is_dir():
         raise LedgerError(f"cannot keep a ledger in {path.parent}: it is not a folder")
     lock = path.with_name(path.name + ".lock")
-    fd = _take_lock(lock, wait_s)
+    try:
+        fd = take_lock(lock, wait_s)
+    except LockBusy as e:
+        raise LedgerError(str(e)) from e
     try:
         os.close(fd)
         yield Locked(path)

@@ -18,17 +18,15 @@ lock (losing a filing is worse than a pause); `kb boot` runs on every prompt and
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kb.io.atomic import write_atomic
+from kb.io.lockfile import LockBusy, read_or_empty, take_lock
 from kb.pure import routelogs
 
-STALE_LOCK_S = 30.0
 MISROUTE_LOCK_WAIT_S = 5.0
 ABSTENTION_LOCK_WAIT_S = 0.5
-LOCK_POLL_S = 0.005
 
 
 def misroutes_path(root: str) -> Path:
@@ -39,48 +37,18 @@ def abstentions_path(root: str) -> Path:
     return Path(root) / routelogs.ABSTENTIONS_NAME
 
 
-class LockBusy(Exception):
-    pass
-
-
-def _take_lock(lock: Path, wait_s: float) -> int:
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            return os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            try:
-                if time.time() - lock.stat().st_mtime > STALE_LOCK_S:
-                    lock.unlink(missing_ok=True)
-                    continue
-            except FileNotFoundError:
-                continue  # released between our open and our stat: try again at once
-            if time.monotonic() > deadline:
-                raise LockBusy(
-                    f"another writer held {lock} for longer than {int(wait_s * 1000)}ms"
-                ) from None
-            time.sleep(LOCK_POLL_S)
-        except OSError as e:
-            raise LockBusy(f"could not take {lock}: {e.strerror or e}") from e
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
 
 
 def _update(path: Path, change: Callable[[str], str], wait_s: float) -> str | None:
     """Rewrite `path` as `change(old text)` under the lock; None, or why it was not written."""
     lock = path.with_name(path.name + ".lock")
     try:
-        fd = _take_lock(lock, wait_s)
+        fd = take_lock(lock, wait_s)
     except LockBusy as e:
         return str(e)
     try:
         os.close(fd)
-        write_atomic(path, change(_read(path)))
+        write_atomic(path, change(read_or_empty(path)))
         return None
     except OSError as e:
         return f"could not write {path}: {e.strerror or e}"
@@ -125,9 +93,9 @@ def record_abstention(
 
 def load_misroutes(path: Path) -> list[routelogs.Misroute]:
     """The log in rank order; an absent log is empty. Other read errors raise OSError."""
-    return routelogs.parse_misroutes(_read(path))
+    return routelogs.parse_misroutes(read_or_empty(path))
 
 
 def load_abstentions(path: Path) -> list[routelogs.Abstention]:
     """The log in rank order; an absent log is empty. Other read errors raise OSError."""
-    return routelogs.parse_abstentions(_read(path))
+    return routelogs.parse_abstentions(read_or_empty(path))
