@@ -12,7 +12,7 @@ import enum
 from collections.abc import Sequence
 from pathlib import Path
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from kb.io import clock, misslog
 from kb.io.store import FileHeader, Store, StoreError
@@ -21,7 +21,7 @@ from kb.pure.aliases import expand_query
 from kb.pure.election import AgentChoice, choose_agent_by_keyword
 from kb.pure.entries import Entry, Parsed, make_entry, prepare
 from kb.pure.fleetcard import Member, card, describe
-from kb.pure.fusion import Found, TextHit, fuse, merge_round_robin
+from kb.pure.fusion import Found, Passage, TextHit, fuse, merge_round_robin
 from kb.pure.header import field_folded
 from kb.pure.keyword import KeywordHit, KeywordIndex
 from kb.pure.listing import Facets, Row, matches
@@ -207,14 +207,56 @@ class Memory:
         ]
         return merge_round_robin(per_base, limit)
 
+    def _ranked_text(self, terms: Sequence[str], limit: int) -> tuple[list[TextHit], list[str]]:
+        """The merged text ranking as stubs (base, path, rowid; no text yet) and each base's
+        MATCH expression, so passages are fetched only for the files an answer keeps."""
+        per_base: list[list[TextHit]] = []
+        exprs: list[str] = []
+        for i, (store, scope) in enumerate(zip(self._stores, self._in_scope, strict=True)):
+            expr, rows = store.rank(terms, limit, self.include_private)
+            exprs.append(expr)
+            per_base.append(
+                [
+                    TextHit(base, path, "", "", "", None, None, None, rowid=rowid, source=i)
+                    for rowid, base, path in rows
+                    if path in scope
+                ]
+            )
+        return merge_round_robin(per_base, limit), exprs
+
+    def _with_passages(
+        self, found: Sequence[Found], stubs: Sequence[TextHit], exprs: Sequence[str]
+    ) -> tuple[Found, ...]:
+        kept = {(f.base, f.path) for f in found}
+        wanted: dict[int, list[int]] = {}
+        for stub in stubs:
+            if (stub.base, stub.path) in kept:
+                wanted.setdefault(stub.source, []).append(stub.rowid)
+        details = {
+            (i, rowid): row
+            for i, rowids in wanted.items()
+            for rowid, row in self._stores[i].details(exprs[i], rowids).items()
+        }
+        out: list[Found] = []
+        for f in found:
+            passages = tuple(
+                Passage(d[0], d[2], d[1], d[3], d[4])
+                for stub in stubs
+                if (stub.base, stub.path) == (f.base, f.path)
+                for d in [details.get((stub.source, stub.rowid))]
+                if d is not None
+            )
+            out.append(evolve(f, passages=passages))
+        return tuple(out)
+
     def ask(self, question: str, top: int = DEFAULT_TOP) -> Answer:
         terms = self.terms(question)
         keyword = [h for h in self.keywords.rank(terms, top * KEYWORD_OVERSAMPLE) if h.entry.rel]
-        text = self.search_text(terms, top * TEXT_OVERSAMPLE)
+        text, exprs = self._ranked_text(terms, top * TEXT_OVERSAMPLE)
         confidence = confidence_of(keyword, {(t.base, t.path) for t in text}, self.entry_count())
         agent = choose_agent_by_keyword(keyword, self.routable_agents())
         first = keyword[0].entry if keyword else None
-        found = tuple(fuse(keyword, text, top))
+        found = self._with_passages(fuse(keyword, text, top), text, exprs)
         return Answer(
             question=question,
             terms=tuple(terms),

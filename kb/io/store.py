@@ -69,6 +69,28 @@ LIMIT ?
 """
 
 
+# Ranking alone: bm25 over the matching rows, no snippet or text. Snippets are computed only
+# for the chunks of files the answer keeps (measured at 10,000 notes: 3.4 ms per base with
+# snippets for 30 rows, 0.5 ms ranking alone).
+RANK_SQL = """
+SELECT chunks.rowid, chunks.base, chunks.path, bm25(chunks, 0.0, 0.0, 2.0, 1.0) AS score
+FROM chunks
+LEFT JOIN files f ON f.base = chunks.base AND f.path = chunks.path
+WHERE chunks MATCH ?
+  AND (? = 1 OR f.private = 0)
+ORDER BY score
+LIMIT ?
+"""
+
+DETAIL_SQL = """
+SELECT chunks.rowid, chunks.heading_path, snippet(chunks, 3, '', '', ' ... ', 14),
+       chunks.text, f.provenance, f.stage, f.captured_from
+FROM chunks
+LEFT JOIN files f ON f.base = chunks.base AND f.path = chunks.path
+WHERE chunks MATCH ? AND chunks.rowid IN ({marks})
+"""
+
+
 class StoreError(Exception):
     """The index could not be opened. `path` and `reason` let each verb word it its way."""
 
@@ -362,6 +384,32 @@ class Store:
         except sqlite3.Error:
             return []  # one base's failure never sinks the question
         return [TextHit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in rows]
+
+    def rank(
+        self, terms: Sequence[str], limit: int, include_private: bool
+    ) -> tuple[str, list[tuple[int, str, str]]]:
+        """The MATCH expression and the best (rowid, base, path) rows, best first."""
+        if not terms or limit <= 0:
+            return "", []
+        expr = " OR ".join(f'"{t}"' for t in self._prune(terms))
+        try:
+            rows = self.conn.execute(RANK_SQL, (expr, int(include_private), limit)).fetchall()
+        except sqlite3.Error:
+            return expr, []  # one base's failure never sinks the question
+        return expr, [(r[0], r[1], r[2]) for r in rows]
+
+    def details(
+        self, expr: str, rowids: Sequence[int]
+    ) -> dict[int, tuple[str, str, str, str | None, str | None, str | None]]:
+        """rowid -> (heading_path, excerpt, text, provenance, stage, captured_from)."""
+        if not rowids:
+            return {}
+        sql = DETAIL_SQL.format(marks=",".join("?" * len(rowids)))
+        try:
+            rows = self.conn.execute(sql, (expr, *rowids)).fetchall()
+        except sqlite3.Error:
+            return {}
+        return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
 
 
 def _read(path: Path) -> str | None:

@@ -30,6 +30,10 @@ class TextHit:
     provenance: str | None
     stage: str | None
     captured_from: str | None
+    # Where the row lives, for fetching its text later: the chunk's rowid and the index of
+    # the base's store among the open ones (0 when the hit already carries its text).
+    rowid: int = 0
+    source: int = 0
 
 
 @frozen
