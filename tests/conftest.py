@@ -12,12 +12,24 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DEMO = REPO.parent / "shared" / "fixtures" / "ulpia-demo"
 EXAMPLE_FLEET = REPO / "examples" / "fleet"
 GOLDEN = REPO / "tests" / "golden" / "files"
 UPDATE_GOLDEN = os.environ.get("KB_UPDATE_GOLDEN") == "1"
+
+# Hypothesis profiles. `ci` is loaded here, before the Hypothesis plugin reads
+# `--hypothesis-profile`, so `make fuzz` (`--hypothesis-profile=nightly`) can still replace it.
+# Tests that pin `max_examples` keep their own figure; the fuzz suite (tests/fuzz) never
+# pins it, so the nightly profile takes it past 100,000 generated inputs in all.
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]
+settings.register_profile("ci", max_examples=100, deadline=None, suppress_health_check=_QUIET)
+settings.register_profile(
+    "nightly", max_examples=10_000, deadline=None, suppress_health_check=_QUIET
+)
+settings.load_profile("ci")
 
 
 def _copy(src: Path, dst: Path) -> Path:

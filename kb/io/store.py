@@ -23,14 +23,16 @@ from pathlib import Path
 
 from attrs import frozen
 
+from kb.io.atomic import crash_point
 from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.chunking import chunk
-from kb.pure.entries import Bucket, bucket_of, parse_note
+from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, token_sets
 from kb.pure.fusion import TextHit
 from kb.pure.header import field_exact, front_matter
+from kb.pure.paths import stem_of
 
 # Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 2
+HEADER_CACHE_VERSION = 5
 BUSY_TIMEOUT_MS = 5000
 PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
 SNIPPET_TOKENS = 14
@@ -49,11 +51,31 @@ CREATE TABLE IF NOT EXISTS sources (
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
     base UNINDEXED, path UNINDEXED, heading_path, text,
     tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS chunk_spans (
+    base TEXT NOT NULL, path TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL,
+    PRIMARY KEY (base, path));
+"""
+
+# `chunk_spans` is ours, beside the spec's tables: the rowid range of each file's chunks.
+# base and path are UNINDEXED in FTS5, so deleting a file's chunks by them scans every
+# chunk (7.8 ms per file on a 5,223-chunk base); by rowid range it is an index lookup. A
+# file without a span (an index written before the table existed) falls back to the scan.
+
+# `parsed` is one JSON array per file: [keys, front matter pairs, token sets or null]. The
+# token sets are the keyword scorer's (`entries.token_sets`), so opening a fleet never
+# re-tokenises its keys: that was 69% of a warm open at 10,000 notes (1.5-2.5 s), in every
+# process. One array per row, not three columns, because each json.loads call has a fixed
+# cost and an open decodes every row.
+HEADERS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS headers (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    hash TEXT, bucket TEXT NOT NULL, title TEXT NOT NULL, keys TEXT NOT NULL,
-    purpose TEXT NOT NULL, front TEXT NOT NULL);
+    hash TEXT, bucket TEXT NOT NULL, title TEXT NOT NULL, purpose TEXT NOT NULL,
+    parsed TEXT NOT NULL);
 """
+
+# `--top 10**30` or an MCP `top` of 1e300 is a number, not an error, but SQLite's LIMIT holds
+# a signed 64-bit integer and raises OverflowError past it: every limit is clamped to it.
+SQL_LIMIT_MAX = 2**63 - 1
 
 SEARCH_SQL = """
 SELECT chunks.base, chunks.path, chunks.heading_path,
@@ -112,6 +134,8 @@ class FileHeader:
     keys: tuple[str, ...]
     purpose: str
     front: tuple[tuple[str, str], ...]
+    # The scorer's token sets when the file declares keys (None otherwise).
+    tokens: TokenSets | None = None
 
 
 @frozen
@@ -158,8 +182,12 @@ class Store:
             rebuilt = cls._migrate(conn)
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version != HEADER_CACHE_VERSION:
-                conn.execute("DELETE FROM headers")
+                # The cache is derived: a new shape is simply rebuilt on this open.
+                conn.execute("DROP TABLE IF EXISTS headers")
+                conn.executescript(HEADERS_SCHEMA)
                 conn.execute(f"PRAGMA user_version = {HEADER_CACHE_VERSION}")
+            else:
+                conn.executescript(HEADERS_SCHEMA)
         except (sqlite3.Error, OSError) as e:
             if not existed:
                 raise StoreError(
@@ -188,6 +216,7 @@ class Store:
         if added_private or added_captured:
             conn.execute("DELETE FROM chunks")
             conn.execute("DELETE FROM files")
+            conn.execute("DELETE FROM chunk_spans")
         return added_private
 
     def close(self) -> None:
@@ -197,11 +226,10 @@ class Store:
 
     def headers(self, base: BaseSnapshot) -> list[FileHeader]:
         """Every in-scope file's header, reading only files whose stat changed."""
-        cached: dict[str, tuple[int, int, str | None, str, str, str, str, str]] = {
+        cached: dict[str, tuple[int, int, str | None, str, str, str, str]] = {
             row[0]: row[1:]
             for row in self.conn.execute(
-                "SELECT path, size, mtime_ns, hash, bucket, title, keys, purpose, front "
-                "FROM headers"
+                "SELECT path, size, mtime_ns, hash, bucket, title, purpose, parsed FROM headers"
             )
         }
         out: list[FileHeader] = []
@@ -209,22 +237,18 @@ class Store:
         for f in base.files:
             row = cached.get(f.rel)
             if row is not None and row[0] == f.size and row[1] == f.mtime_ns:
-                _, _, h, bucket, title, keys, purpose, front = row
-                if bucket != "unreadable":  # the map may have changed since: ask again
-                    bucket = bucket_of(base.map_rel, f.rel, keys != "[]")
-                out.append(
-                    FileHeader(
-                        f.rel,
-                        f.private,
-                        bucket,
-                        h or "",
-                        title,
-                        tuple(json.loads(keys)),
-                        purpose,
-                        tuple((k, v) for k, v in json.loads(front)),
+                _, _, h, bucket, title, purpose, parsed = row
+                decoded = _decode(parsed)
+                if decoded is not None:
+                    keys, front, tokens = decoded
+                    if bucket != "unreadable":  # the map may have changed since: ask again
+                        bucket = bucket_of(base.map_rel, f.rel, bool(keys))
+                    out.append(
+                        FileHeader(
+                            f.rel, f.private, bucket, h or "", title, keys, purpose, front, tokens
+                        )
                     )
-                )
-                continue
+                    continue
             header = read_header(base, f)
             out.append(header)
             fresh.append((f, header))
@@ -241,9 +265,8 @@ class Store:
                 h.hash,
                 h.bucket,
                 h.title,
-                json.dumps(list(h.keys), ensure_ascii=False),
                 h.purpose,
-                json.dumps([list(p) for p in h.front], ensure_ascii=False),
+                json.dumps([h.keys, h.front, h.tokens], ensure_ascii=False),
             )
             for f, h in fresh
         ]
@@ -251,7 +274,7 @@ class Store:
             with self.conn:
                 self.conn.execute("BEGIN IMMEDIATE")
                 self.conn.executemany(
-                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?)", rows
+                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?)", rows
                 )
         except sqlite3.Error:
             pass  # busy or read-only: the parse is still used in memory this time
@@ -282,6 +305,8 @@ class Store:
         seen: set[str] = set()
         try:
             self.conn.execute("BEGIN IMMEDIATE")
+            # Read inside the write transaction, so no other indexer can take these rowids.
+            next_rowid = self._max_rowid() + 1
             for h in headers:
                 if h.rel == base.map_rel or h.bucket == "unreadable":
                     continue
@@ -300,13 +325,10 @@ class Store:
                 if text is None:
                     continue
                 if h.rel in known:
-                    # base/path are UNINDEXED FTS5 columns, so this delete scans every
-                    # chunk: only a file the index already holds can have chunks to drop
-                    # (deleting for every new file made a cold index quadratic, measured
-                    # 61 s -> 15 s at 10,000 notes).
-                    self.conn.execute(
-                        "DELETE FROM chunks WHERE base = ? AND path = ?", (base.name, h.rel)
-                    )
+                    # Only a file the index already holds can have chunks to drop (deleting
+                    # for every new file made a cold index quadratic: 61 s -> 15 s at
+                    # 10,000 notes).
+                    self._drop_chunks(base.name, h.rel)
                 self.conn.execute(
                     "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)",
                     (
@@ -320,18 +342,27 @@ class Store:
                     ),
                 )
                 pieces = chunk(text)
+                # Explicit rowids, so each file's chunks are one known contiguous range.
+                first = next_rowid
                 self.conn.executemany(
-                    "INSERT INTO chunks (base, path, heading_path, text) VALUES (?,?,?,?)",
-                    [(base.name, h.rel, c.heading_path, c.text) for c in pieces],
+                    "INSERT INTO chunks (rowid, base, path, heading_path, text) VALUES (?,?,?,?,?)",
+                    [
+                        (first + i, base.name, h.rel, c.heading_path, c.text)
+                        for i, c in enumerate(pieces)
+                    ],
+                )
+                next_rowid += len(pieces)
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO chunk_spans VALUES (?,?,?,?)",
+                    (base.name, h.rel, first, next_rowid - 1),
                 )
                 reindexed += 1
                 chunks_written += len(pieces)
+                crash_point("index.file")
             removed = 0
             for path in known:
                 if path not in seen:
-                    self.conn.execute(
-                        "DELETE FROM chunks WHERE base = ? AND path = ?", (base.name, path)
-                    )
+                    self._drop_chunks(base.name, path)
                     self.conn.execute(
                         "DELETE FROM files WHERE base = ? AND path = ?", (base.name, path)
                     )
@@ -341,12 +372,31 @@ class Store:
             self.conn.executemany(
                 "INSERT OR REPLACE INTO sources VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", source_rows
             )
+            crash_point("index.commit")
             self.conn.execute("COMMIT")
         except BaseException:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
             raise
         return SyncReport(unchanged, reindexed, removed, chunks_written, len(source_rows))
+
+    def _max_rowid(self) -> int:
+        row = self.conn.execute("SELECT rowid FROM chunks ORDER BY rowid DESC LIMIT 1").fetchone()
+        return int(row[0]) if row else 0
+
+    def _drop_chunks(self, base: str, path: str) -> None:
+        """Delete one file's chunks: by its rowid span when known, else by scanning."""
+        span = self.conn.execute(
+            "SELECT first, last FROM chunk_spans WHERE base = ? AND path = ?", (base, path)
+        ).fetchone()
+        if span is None:
+            self.conn.execute("DELETE FROM chunks WHERE base = ? AND path = ?", (base, path))
+            return
+        self.conn.execute(
+            "DELETE FROM chunks WHERE rowid BETWEEN ? AND ? AND base = ? AND path = ?",
+            (span[0], span[1], base, path),
+        )
+        self.conn.execute("DELETE FROM chunk_spans WHERE base = ? AND path = ?", (base, path))
 
     def chunk_count(self) -> int:
         if self._chunk_count is None:
@@ -380,7 +430,9 @@ class Store:
             return []
         expr = " OR ".join(f'"{t}"' for t in self._prune(terms))
         try:
-            rows = self.conn.execute(SEARCH_SQL, (expr, int(include_private), limit)).fetchall()
+            rows = self.conn.execute(
+                SEARCH_SQL, (expr, int(include_private), min(limit, SQL_LIMIT_MAX))
+            ).fetchall()
         except sqlite3.Error:
             return []  # one base's failure never sinks the question
         return [TextHit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in rows]
@@ -393,7 +445,9 @@ class Store:
             return "", []
         expr = " OR ".join(f'"{t}"' for t in self._prune(terms))
         try:
-            rows = self.conn.execute(RANK_SQL, (expr, int(include_private), limit)).fetchall()
+            rows = self.conn.execute(
+                RANK_SQL, (expr, int(include_private), min(limit, SQL_LIMIT_MAX))
+            ).fetchall()
         except sqlite3.Error:
             return expr, []  # one base's failure never sinks the question
         return expr, [(r[0], r[1], r[2]) for r in rows]
@@ -412,6 +466,33 @@ class Store:
         return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
 
 
+Decoded = tuple[tuple[str, ...], tuple[tuple[str, str], ...], TokenSets | None]
+
+
+def _decode(parsed: str) -> Decoded | None:
+    """A cached row's keys, front matter and token sets; None when the row is not in the
+    expected shape (a damaged cache row then costs one re-read of the file, never a wrong
+    answer)."""
+    try:
+        keys, front, tokens = json.loads(parsed)
+        sets: TokenSets | None = None
+        if tokens is not None:
+            bag, phrases, title, stem, summary, norms = tokens
+            if len(norms) != len(keys):
+                return None
+            sets = (
+                tuple(bag),
+                tuple((o, n) for o, n in phrases),
+                tuple(title),
+                tuple(stem),
+                tuple(summary),
+                tuple(norms),
+            )
+        return tuple(keys), tuple((k, v) for k, v in front), sets
+    except (ValueError, TypeError):
+        return None
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_bytes().decode("utf-8")
@@ -422,6 +503,8 @@ def _read(path: Path) -> str | None:
 def read_header(
     base: BaseSnapshot, f: FileStat, reader: Callable[[Path], bytes] | None = None
 ) -> FileHeader:
+    if f.problem is not None:  # a name the walk refused (kb.io.walk.BAD_NAME)
+        return FileHeader(f.rel, f.private, "unreadable", "", "", (), f.problem, ())
     try:
         data = (reader or Path.read_bytes)(base.root / f.rel)
         text = data.decode("utf-8")
@@ -430,6 +513,11 @@ def read_header(
     except OSError as e:
         return FileHeader(f.rel, f.private, "unreadable", "", "", (), e.strerror or str(e), ())
     parsed = parse_note(base.map_rel, f.rel, text)
+    tokens = (
+        token_sets(stem_of(f.rel), parsed.title, parsed.keys, parsed.purpose)
+        if parsed.keys
+        else None
+    )
     return FileHeader(
         f.rel,
         f.private,
@@ -439,4 +527,5 @@ def read_header(
         parsed.keys,
         parsed.purpose,
         front_matter(text),
+        tokens,
     )

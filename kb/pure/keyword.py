@@ -15,12 +15,11 @@ Rules of this module:
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 from attrs import frozen
 
-from kb.pure.entries import Entry, Prepared
+from kb.pure.entries import Entry, Prepared, TokenSets, prepared_from, sets_of
 
 W_KEYWORD = 6.0
 W_PHRASE = 10.0
@@ -78,26 +77,62 @@ class KeywordIndex:
     values to compare).
     """
 
-    def __init__(self, prepared: Sequence[Prepared]) -> None:
-        self.prepared: tuple[Prepared, ...] = tuple(prepared)
-        self.total = len(self.prepared)
-        df: Counter[str] = Counter()
+    def __init__(self, entries: Sequence[Entry], sets: Sequence[TokenSets]) -> None:
+        """Index `entries` by their token sets (`entries.token_sets`, usually read back from
+        the header cache). A `Prepared` is built only for an entry a question scores: at
+        10,000 notes building all of them was 0.5 s of a 1 s open."""
+        self._entries: tuple[Entry, ...] = tuple(entries)
+        self._sets: tuple[TokenSets, ...] = tuple(sets)
+        self._prepared: dict[int, Prepared] = {}
+        self.total = len(self._entries)
         postings: dict[str, list[int]] = {}
         by_second_word: dict[str, list[int]] = {}
-        for i, p in enumerate(self.prepared):
-            vocab = p.vocabulary
-            df.update(vocab)
-            for word in vocab:
-                postings.setdefault(word, []).append(i)
-            seconds = {ph.norm.split(" ", 2)[1] for ph in p.phrases}
-            for word in seconds:
-                by_second_word.setdefault(word, []).append(i)
-        self.df: dict[str, int] = dict(df)
+        for i, (bag, phrases, title, stem, summary, _) in enumerate(self._sets):
+            # Each entry appears once in a word's postings, so the postings' length is the
+            # word's document frequency (the vocabulary: bag, title, stem, purpose words).
+            for word in {*bag, *title, *stem, *summary}:
+                found = postings.get(word)
+                if found is None:
+                    postings[word] = [i]
+                else:
+                    found.append(i)
+            if phrases:
+                for word in {norm.split(" ", 2)[1] for _, norm in phrases}:
+                    by_second_word.setdefault(word, []).append(i)
         self._postings = postings
         self._by_second_word = by_second_word
 
+    @classmethod
+    def of(cls, prepared: Sequence[Prepared]) -> KeywordIndex:
+        """An index over entries prepared by the caller."""
+        index = cls([p.entry for p in prepared], [sets_of(p) for p in prepared])
+        index._prepared = dict(enumerate(prepared))
+        return index
+
+    def key_norms(self) -> list[tuple[str, str]]:
+        """Every entry's (key, normalised key) pairs, in entry and key order."""
+        return [
+            pair
+            for entry, sets in zip(self._entries, self._sets, strict=True)
+            for pair in zip(entry.keywords, sets[5], strict=True)
+        ]
+
+    def prepared_at(self, i: int) -> Prepared:
+        """Entry `i` with its token sets as the scorer compares them, built once."""
+        found = self._prepared.get(i)
+        if found is None:
+            found = self._prepared[i] = prepared_from(self._entries[i], self._sets[i])
+        return found
+
+    @property
+    def df(self) -> dict[str, int]:
+        """Document frequency of every vocabulary word (built on demand: the scorer reads
+        the postings' lengths directly)."""
+        return {word: len(ids) for word, ids in self._postings.items()}
+
     def idf(self, term: str) -> float:
-        return idf_of(self.total, self.df.get(term, 0))
+        ids = self._postings.get(term)
+        return idf_of(self.total, len(ids) if ids else 0)
 
     def _candidates(self, terms: Sequence[str]) -> list[int]:
         chosen: set[int] = set()
@@ -131,7 +166,7 @@ def rank_entries(
 
     hits: list[tuple[float, str, int, KeywordHit]] = []
     for i in candidates:
-        p = index.prepared[i]
+        p = index.prepared_at(i)
         score, matched = score_entry(p, terms, query_norm, idf)
         if score > 0:
             hits.append((-score, p.entry.rel, i, KeywordHit(p.entry, score, matched)))

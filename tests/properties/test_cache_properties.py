@@ -5,6 +5,7 @@ header cache; this guards the cache the implementation added (kb/io/store.py).""
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,3 +172,39 @@ def test_a_warm_open_follows_a_change_of_map(
     assert warm == cold
     w, c = totals(warm_report), totals(cold_report)
     assert (w[0], w[3], w[4]) == (c[0], c[3], c[4])
+
+
+def chunks_of(root: Path) -> list[tuple[str, str, str, str]]:
+    rows: list[tuple[str, str, str, str]] = []
+    for db in sorted(root.glob("fleet/*/.kb/index.db")):
+        conn = sqlite3.connect(db)
+        try:
+            rows += conn.execute("SELECT base, path, heading_path, text FROM chunks").fetchall()
+        finally:
+            conn.close()
+    return sorted(rows)
+
+
+@CACHE_SETTINGS
+@given(
+    fleet=fleets(),
+    per_base=st.lists(changes(maps=True), min_size=3, max_size=3),
+    include_private=st.booleans(),
+)
+def test_a_reindex_after_edits_holds_the_chunks_a_cold_index_does(
+    fleet: FleetSpec, per_base: list[Change], include_private: bool
+) -> None:
+    """Changed and removed files drop their old chunks by rowid span (kb/io/store.py):
+    nothing stale and nothing twice survives an edit."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for base in fleet.bases:
+            write_files(root / "fleet" / base.name, files_of(base))
+        index_bases([str(root)], include_private)
+        apply(root, fleet, per_base)
+        index_bases([str(root)], include_private)
+        warm = chunks_of(root)
+        for kb_dir in root.glob("fleet/*/.kb"):
+            shutil.rmtree(kb_dir)
+        index_bases([str(root)], include_private)
+        assert warm == chunks_of(root)

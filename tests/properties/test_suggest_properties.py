@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.pure.entries import Entry
-from kb.pure.suggest import SuggestIndex, look_alike, suggest
+from kb.pure.suggest import SuggestIndex, look_alike, suggest, suggest_among
+from kb.pure.tokens import normalise
 
 WORDS = [
     "publico",
@@ -48,11 +49,17 @@ def fleets(draw: st.DrawFn) -> list[Entry]:
 @settings(max_examples=300)
 @given(entries=fleets(), question=key, limit=st.integers(1, 10))
 def test_index_equals_full_scan(entries: list[Entry], question: str, limit: int) -> None:
-    assert SuggestIndex(entries).suggest(question, limit) == suggest(question, entries, limit)
+    expected = suggest(question, entries, limit)
+    assert SuggestIndex.of_entries(entries).suggest(question, limit) == expected
+    pairs = [(k, " ".join(normalise(k))) for e in entries for k in e.keywords]
+    assert suggest_among(question, pairs, limit) == expected
 
 
 def test_reference_values() -> None:
     assert round(look_alike("publico", "public"), 2) == 0.89
     assert round(look_alike("ingestao", "ingest"), 2) == 0.80
     assert round(look_alike("quando", "quant"), 3) == 0.571  # `K-quant` normalises to `quant`
-    assert SuggestIndex([Entry("b", "x.md", "x", "", ("never",), "")]).suggest("nunca") == []
+    assert (
+        SuggestIndex.of_entries([Entry("b", "x.md", "x", "", ("never",), "")]).suggest("nunca")
+        == []
+    )

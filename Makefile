@@ -1,0 +1,24 @@
+# The long runs. CI runs the short forms of the same tests through `python -m pytest`;
+# these targets run them at nightly size. Activate the project's venv first.
+
+PYTHON ?= python
+
+.PHONY: test nightly stress fuzz bench scale
+
+test:
+	$(PYTHON) -m pytest -q
+
+# Stress (concurrency, crash trials) and fuzz (Hypothesis) at nightly size.
+nightly: stress fuzz
+
+stress:
+	KB_STRESS=nightly $(PYTHON) -m pytest -q -p no:cacheprovider tests/stress
+
+fuzz:
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/fuzz --hypothesis-profile=nightly
+
+bench:
+	$(PYTHON) benchmarks/route.py --work /tmp/kbw
+
+scale:
+	$(PYTHON) benchmarks/scale.py --sizes 1000,10000,100000 --work /tmp/kbscale
