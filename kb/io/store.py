@@ -26,13 +26,13 @@ from attrs import frozen
 from kb.io.atomic import crash_point
 from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.chunking import chunk
-from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, token_sets
+from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_norms, token_sets
 from kb.pure.fusion import TextHit
 from kb.pure.header import field_exact, front_matter
 from kb.pure.paths import stem_of
 
 # Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 5
+HEADER_CACHE_VERSION = 6
 BUSY_TIMEOUT_MS = 5000
 PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
 SNIPPET_TOKENS = 14
@@ -266,7 +266,7 @@ class Store:
                 h.bucket,
                 h.title,
                 h.purpose,
-                json.dumps([h.keys, h.front, h.tokens], ensure_ascii=False),
+                json.dumps([h.keys, h.front, _stored(h.tokens)], ensure_ascii=False),
             )
             for f, h in fresh
         ]
@@ -466,6 +466,14 @@ class Store:
         return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
 
 
+def _stored(sets: TokenSets | None) -> list[tuple[str, ...]] | None:
+    """What the cache keeps of the token sets: title, stem and purpose tokens and the key
+    norms; the bag and phrases are rebuilt from the norms by `sets_from_norms`."""
+    if sets is None:
+        return None
+    return [sets[2], sets[3], sets[4], sets[5]]
+
+
 Decoded = tuple[tuple[str, ...], tuple[tuple[str, str], ...], TokenSets | None]
 
 
@@ -474,21 +482,13 @@ def _decode(parsed: str) -> Decoded | None:
     expected shape (a damaged cache row then costs one re-read of the file, never a wrong
     answer)."""
     try:
-        keys, front, tokens = json.loads(parsed)
+        keys_list, front, tokens = json.loads(parsed)
+        keys = tuple(keys_list)
         sets: TokenSets | None = None
         if tokens is not None:
-            bag, phrases, title, stem, summary, norms = tokens
-            if len(norms) != len(keys):
-                return None
-            sets = (
-                tuple(bag),
-                tuple((o, n) for o, n in phrases),
-                tuple(title),
-                tuple(stem),
-                tuple(summary),
-                tuple(norms),
-            )
-        return tuple(keys), tuple((k, v) for k, v in front), sets
+            title, stem, summary, norms = tokens
+            sets = sets_from_norms(keys, tuple(norms), tuple(title), tuple(stem), tuple(summary))
+        return keys, tuple((k, v) for k, v in front), sets
     except (ValueError, TypeError):
         return None
 

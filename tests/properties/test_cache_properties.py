@@ -4,6 +4,7 @@ header cache; this guards the cache the implementation added (kb/io/store.py).""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import tempfile
@@ -13,13 +14,16 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from kb.io import store
 from kb.io.indexer import index_bases
 from kb.io.memory import Memory
+from kb.pure.entries import Entry, prepare, prepared_from, token_sets
 from tests.properties.strategies import (
     MAP_NAMES,
     BaseSpec,
     FleetSpec,
     NoteSpec,
+    entries,
     files_of,
     fleets,
     map_note,
@@ -208,3 +212,15 @@ def test_a_reindex_after_edits_holds_the_chunks_a_cold_index_does(
             shutil.rmtree(kb_dir)
         index_bases([str(root)], include_private)
         assert warm == chunks_of(root)
+
+
+@settings(max_examples=300, deadline=None)
+@given(entry=entries())
+def test_cached_token_sets_decode_to_what_tokenising_gives(entry: Entry) -> None:
+    """The header cache stores key norms and rebuilds bag and phrases from them: the rebuilt
+    sets must equal a fresh tokenisation, or a warm open would score differently."""
+    sets = token_sets(entry.stem, entry.title, entry.keywords, entry.summary)
+    row = json.dumps([entry.keywords, (), store._stored(sets)], ensure_ascii=False)
+    decoded = store._decode(row)
+    assert decoded is not None and decoded[2] == sets
+    assert prepared_from(entry, sets) == prepare(entry)
