@@ -1,11 +1,76 @@
-"""Writing a file so that a reader sees the old content or the new, never half of either."""
+"""Writing a file so that a reader sees the old content or the new, never half of either.
+
+Temp files: every write here goes through a hidden sibling, `.{name}.{8 chars}.tmp` (or
+`.{8 chars}.tmp` for a source record). A kill -9 can leave one behind; no reader ever opens
+one (the walker takes `*.md`, the source loader `*.txt`), and `sweep_temps` removes those
+older than TEMP_STALE_S, called after kb's own writes and by `kb index`.
+
+Crash points (tests only): `crash_point(label)` marks a moment where a kill -9 would leave
+the disk in an interesting state. With the environment variable KB_CRASH_AT unset it
+returns at once. `KB_CRASH_AT=<label>` or `<label>@N` makes the process SIGKILL itself the
+first (or N-th) time it reaches that label; `KB_CRASH_AT=trace:<file>` appends every label
+reached to <file>, one a line. tests/stress/test_crash.py uses them; no user should set it.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
+import time
 from pathlib import Path
+
+# A write holds its temp file for milliseconds; one ten minutes old belongs to a process
+# that died mid-write. Removing a live writer's temp file could only make that write fail
+# with an error, never leave half a file, so the figure is about tidiness, not safety.
+TEMP_STALE_S = 600.0
+# mkstemp's names (8 of a-z0-9_) and notewrite's (8 hex digits): nothing a person writes.
+_TEMP_NAME = re.compile(r"\.(?:.+\.)?[a-z0-9_]{8}\.tmp")
+
+_CRASH_AT = os.environ.get("KB_CRASH_AT")
+_crash_counts: dict[str, int] = {}
+
+
+def crash_point(label: str) -> None:
+    """Test hook: SIGKILL this process here when KB_CRASH_AT names `label` (module doc)."""
+    if _CRASH_AT is None:
+        return
+    if _CRASH_AT.startswith("trace:"):
+        with open(_CRASH_AT[len("trace:") :], "a", encoding="utf-8") as fh:
+            fh.write(label + "\n")
+        return
+    name, _, nth = _CRASH_AT.partition("@")
+    if name == label:
+        _crash_counts[label] = _crash_counts.get(label, 0) + 1
+        if _crash_counts[label] == int(nth or 1):
+            import signal
+
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def is_temp_name(name: str) -> bool:
+    """True for the name of a temp file kb's own writers make."""
+    return _TEMP_NAME.fullmatch(name) is not None
+
+
+def sweep_temps(folder: Path, stale_s: float = TEMP_STALE_S) -> int:
+    """Remove kb's temp files in `folder` (not below it) untouched for `stale_s`; how many.
+    Never raises: a folder that cannot be listed is simply left as it is."""
+    removed = 0
+    cutoff = time.time() - stale_s
+    try:
+        with os.scandir(folder) as it:
+            for e in it:
+                if not is_temp_name(e.name):
+                    continue
+                with contextlib.suppress(OSError):
+                    if e.is_file(follow_symlinks=False) and e.stat().st_mtime < cutoff:
+                        os.unlink(e.path)
+                        removed += 1
+    except OSError:
+        pass
+    return removed
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -22,7 +87,9 @@ def write_atomic(path: Path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        crash_point("atomic.temp-written")
         os.replace(tmp, path)
+        crash_point("atomic.replaced")
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -42,7 +109,12 @@ def make_dirs(folder: Path) -> list[Path]:
     made: list[Path] = []
     try:
         for d in reversed(missing):
-            d.mkdir()
+            try:
+                d.mkdir()
+            except FileExistsError:
+                if not d.is_dir():
+                    raise
+                continue  # another writer made it a moment ago: it is not ours to remove
             made.append(d)
     except BaseException:
         remove_dirs(made)
