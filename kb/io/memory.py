@@ -9,13 +9,14 @@ is pure computation plus one FTS5 query per base.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
 from attrs import evolve, frozen
 
 from kb.io import clock, misslog
-from kb.io.store import FileHeader, Store, StoreError
+from kb.io.store import FileHeader, Store, StoreError, token_sets_of
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots, fleet_manifest
 from kb.pure.aliases import expand_query
 from kb.pure.election import AgentChoice, choose_agent_by_keyword
@@ -100,7 +101,7 @@ class Memory:
             pair for b in self.bases for pair in b.snapshot.aliases
         ) + tuple(extra_aliases)
         entries: list[Entry] = []
-        sets: list[TokenSets] = []
+        keyed: list[FileHeader] = []
         self._changed: set[tuple[str, str]] = set()
         self._suggester: SuggestIndex | None = None
         self._scanned_once = False
@@ -119,11 +120,7 @@ class Memory:
                     parsed = Parsed("entry", h.title, h.keys, h.purpose)
                     entry = make_entry(snap.name, h.rel, parsed)
                     entries.append(entry)
-                    sets.append(
-                        token_sets(entry.stem, entry.title, entry.keywords, entry.summary)
-                        if h.tokens is None
-                        else h.tokens
-                    )
+                    keyed.append(h)
                 elif h.bucket == "unreachable":
                     self.unreachable.append(f"{snap.name}/{h.rel}")
                 elif h.bucket == "unreadable":
@@ -132,7 +129,23 @@ class Memory:
                     self.unindexed.append(f"{snap.name}/{h.rel}")
         self._in_scope = tuple(frozenset(h.rel for h in b.headers) for b in self.bases)
         self.entries = tuple(entries)
-        self.keywords = KeywordIndex(entries, sets)
+        self._keyed = keyed
+
+    @functools.cached_property
+    def keywords(self) -> KeywordIndex:
+        """The keyword index, built on first use: listing, describing and checking never
+        score, and skip decoding every header's token sets (113 MB and a third of a warm
+        open at 10,000 notes)."""
+        sets: list[TokenSets] = []
+        for entry, h in zip(self.entries, self._keyed, strict=True):
+            cached = token_sets_of(h)
+            sets.append(
+                cached
+                if cached is not None
+                else token_sets(entry.stem, entry.title, entry.keywords, entry.summary)
+            )
+        self._keyed = []
+        return KeywordIndex(self.entries, sets)
 
     # -- opening -----------------------------------------------------------------------
 

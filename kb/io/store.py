@@ -34,7 +34,7 @@ from kb.pure.header import field_exact, front_matter
 from kb.pure.paths import stem_of
 
 # Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 6
+HEADER_CACHE_VERSION = 7
 BUSY_TIMEOUT_MS = 5000
 CACHE_WRITE_BUSY_MS = 50  # the header cache is saved only if the write lock is free now
 PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
@@ -64,16 +64,16 @@ CREATE TABLE IF NOT EXISTS chunk_spans (
 # chunk (7.8 ms per file on a 5,223-chunk base); by rowid range it is an index lookup. A
 # file without a span (an index written before the table existed) falls back to the scan.
 
-# `parsed` is one JSON array per file: [keys, front matter pairs, token sets or null]. The
-# token sets are the keyword scorer's (`entries.token_sets`), so opening a fleet never
-# re-tokenises its keys: that was 69% of a warm open at 10,000 notes (1.5-2.5 s), in every
-# process. One array per row, not three columns, because each json.loads call has a fixed
-# cost and an open decodes every row.
+# `parsed` is one JSON array per file, [keys, front matter pairs]; `tokens`, for a keyed
+# file, the keyword scorer's token sets as [title, stem, purpose tokens, key norms] (see
+# `entries.sets_from_norms`), so opening a fleet never re-tokenises its keys: that was 69% of
+# a warm open at 10,000 notes (1.5-2.5 s), in every process. `tokens` is decoded only by a
+# caller that scores (a no-op `kb index` decoding it spent 1.4 s of 2.6 s at 10,000 notes).
 HEADERS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS headers (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     hash TEXT, bucket TEXT NOT NULL, title TEXT NOT NULL, purpose TEXT NOT NULL,
-    parsed TEXT NOT NULL);
+    parsed TEXT NOT NULL, tokens TEXT);
 """
 
 # `--top 10**30` or an MCP `top` of 1e300 is a number, not an error, but SQLite's LIMIT holds
@@ -159,8 +159,11 @@ class FileHeader:
     keys: tuple[str, ...]
     purpose: str
     front: tuple[tuple[str, str], ...]
-    # The scorer's token sets when the file declares keys (None otherwise).
+    # The scorer's token sets when the file declares keys and was parsed in this process;
+    # `tokens_cached` when they were read back from the cache, still encoded (decoded by
+    # `token_sets_of` only when something scores). Both None for a file without keys.
     tokens: TokenSets | None = None
+    tokens_cached: str | None = None
 
 
 @frozen
@@ -229,22 +232,30 @@ class Store:
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> bool:
-        added_private = added_captured = False
+        """Add the columns an index written by an older kb lacks, and empty its text index
+        so the next `kb index` rebuilds it. One transaction: a kill between adding
+        `private` (default 0) and emptying the tables would otherwise leave every private
+        chunk served as public. Entered only when a column is missing, so an ordinary open
+        never takes the write lock."""
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(files)")}
+        missing = [c for c in ("private", "captured_from") if c not in columns]
+        if not missing:
+            return False
+        conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute("ALTER TABLE files ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
-            added_private = True
-        except sqlite3.OperationalError:
-            pass
-        try:
-            conn.execute("ALTER TABLE files ADD COLUMN captured_from TEXT")
-            added_captured = True
-        except sqlite3.OperationalError:
-            pass
-        if added_private or added_captured:
-            conn.execute("DELETE FROM chunks")
-            conn.execute("DELETE FROM files")
-            conn.execute("DELETE FROM chunk_spans")
-        return added_private
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(files)")}
+            if "private" not in columns:
+                conn.execute("ALTER TABLE files ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
+            if "captured_from" not in columns:
+                conn.execute("ALTER TABLE files ADD COLUMN captured_from TEXT")
+            for table in ("chunks", "files", "chunk_spans"):
+                conn.execute(f"DELETE FROM {table}")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return "private" in missing
 
     def close(self) -> None:
         self.conn.close()
@@ -253,10 +264,11 @@ class Store:
 
     def headers(self, base: BaseSnapshot) -> list[FileHeader]:
         """Every in-scope file's header, reading only files whose stat changed."""
-        cached: dict[str, tuple[int, int, str | None, str, str, str, str]] = {
+        cached: dict[str, tuple[int, int, str | None, str, str, str, str, str | None]] = {
             row[0]: row[1:]
             for row in self.conn.execute(
-                "SELECT path, size, mtime_ns, hash, bucket, title, purpose, parsed FROM headers"
+                "SELECT path, size, mtime_ns, hash, bucket, title, purpose, parsed, tokens "
+                "FROM headers"
             )
         }
         out: list[FileHeader] = []
@@ -264,15 +276,23 @@ class Store:
         for f in base.files:
             row = cached.get(f.rel)
             if row is not None and row[0] == f.size and row[1] == f.mtime_ns:
-                _, _, h, bucket, title, purpose, parsed = row
+                _, _, h, bucket, title, purpose, parsed, tokens = row
                 decoded = _decode(parsed)
                 if decoded is not None:
-                    keys, front, tokens = decoded
+                    keys, front = decoded
                     if bucket != "unreadable":  # the map may have changed since: ask again
                         bucket = bucket_of(base.map_rel, f.rel, bool(keys))
                     out.append(
                         FileHeader(
-                            f.rel, f.private, bucket, h or "", title, keys, purpose, front, tokens
+                            f.rel,
+                            f.private,
+                            bucket,
+                            h or "",
+                            title,
+                            keys,
+                            purpose,
+                            front,
+                            tokens_cached=tokens if keys else None,
                         )
                     )
                     continue
@@ -293,7 +313,8 @@ class Store:
                 h.bucket,
                 h.title,
                 h.purpose,
-                json.dumps([h.keys, h.front, _stored(h.tokens)], ensure_ascii=False),
+                json.dumps([h.keys, h.front], ensure_ascii=False),
+                _stored(h.tokens),
             )
             for f, h in fresh
         ]
@@ -304,7 +325,7 @@ class Store:
             with self.conn:
                 self.conn.execute("BEGIN IMMEDIATE")
                 self.conn.executemany(
-                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?)", rows
+                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?)", rows
                 )
         except sqlite3.Error:
             pass  # busy or read-only: the parse is still used in memory this time
@@ -535,6 +556,7 @@ class Store:
         matches run out: the result is the same as filtering first. None if a rowid has no
         span (the index changed under us): the caller then asks the joined query."""
         window = limit if include_private or not spans.any_private else limit * 2
+        window = min(window, SQL_LIMIT_MAX)  # `--top 10**30` is a number, not an overflow
         while True:
             rows = self.conn.execute(RANK_ROWID_SQL, (expr, window)).fetchall()
             out: list[tuple[int, str, str]] = []
@@ -566,29 +588,36 @@ class Store:
         return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
 
 
-def _stored(sets: TokenSets | None) -> list[tuple[str, ...]] | None:
+def _stored(sets: TokenSets | None) -> str | None:
     """What the cache keeps of the token sets: title, stem and purpose tokens and the key
     norms; the bag and phrases are rebuilt from the norms by `sets_from_norms`."""
     if sets is None:
         return None
-    return [sets[2], sets[3], sets[4], sets[5]]
+    return json.dumps([sets[2], sets[3], sets[4], sets[5]], ensure_ascii=False)
 
 
-Decoded = tuple[tuple[str, ...], tuple[tuple[str, str], ...], TokenSets | None]
-
-
-def _decode(parsed: str) -> Decoded | None:
-    """A cached row's keys, front matter and token sets; None when the row is not in the
-    expected shape (a damaged cache row then costs one re-read of the file, never a wrong
-    answer)."""
+def token_sets_of(h: FileHeader) -> TokenSets | None:
+    """A header's token sets: parsed now, or decoded from the cache; None when absent or
+    damaged (the caller then tokenises the keys itself: slower, never wrong)."""
+    if h.tokens is not None:
+        return h.tokens
+    if h.tokens_cached is None:
+        return None
     try:
-        keys_list, front, tokens = json.loads(parsed)
-        keys = tuple(keys_list)
-        sets: TokenSets | None = None
-        if tokens is not None:
-            title, stem, summary, norms = tokens
-            sets = sets_from_norms(keys, tuple(norms), tuple(title), tuple(stem), tuple(summary))
-        return keys, tuple((k, v) for k, v in front), sets
+        title, stem, summary, norms = json.loads(h.tokens_cached)
+        if len(norms) != len(h.keys):
+            return None
+        return sets_from_norms(h.keys, tuple(norms), tuple(title), tuple(stem), tuple(summary))
+    except (ValueError, TypeError):
+        return None
+
+
+def _decode(parsed: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]] | None:
+    """A cached row's keys and front matter; None when the row is not in the expected shape
+    (a damaged cache row then costs one re-read of the file, never a wrong answer)."""
+    try:
+        keys, front = json.loads(parsed)
+        return tuple(keys), tuple((k, v) for k, v in front)
     except (ValueError, TypeError):
         return None
 

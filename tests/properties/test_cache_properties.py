@@ -4,7 +4,6 @@ header cache; this guards the cache the implementation added (kb/io/store.py).""
 
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 import tempfile
@@ -220,7 +219,16 @@ def test_cached_token_sets_decode_to_what_tokenising_gives(entry: Entry) -> None
     """The header cache stores key norms and rebuilds bag and phrases from them: the rebuilt
     sets must equal a fresh tokenisation, or a warm open would score differently."""
     sets = token_sets(entry.stem, entry.title, entry.keywords, entry.summary)
-    row = json.dumps([entry.keywords, (), store._stored(sets)], ensure_ascii=False)
-    decoded = store._decode(row)
-    assert decoded is not None and decoded[2] == sets
+    header = store.FileHeader(
+        entry.rel,
+        False,
+        "entry",
+        "",
+        entry.title,
+        entry.keywords,
+        entry.summary,
+        (),
+        tokens_cached=store._stored(sets),
+    )
+    assert store.token_sets_of(header) == sets
     assert prepared_from(entry, sets) == prepare(entry)
