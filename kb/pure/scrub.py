@@ -9,8 +9,12 @@ Rules of this module:
   credential, a JWT), `[REDACTED_KEY]` (a provider key recognised by its shape).
 - Rules run in a fixed order, each over the output of the one before: PEM blocks (they
   span lines, so they go first), passwords in URLs, authorization headers, bearer tokens,
-  secret assignments, then provider keys by shape. A value already replaced by a marker is
-  never replaced again, so scrubbing twice gives what scrubbing once gave.
+  secret assignments, credential-looking values after key-like names, then provider keys
+  by shape. A value already replaced by a marker is never replaced again, so scrubbing
+  twice gives what scrubbing once gave.
+- No rule takes the *name* of another assignment as its value (`token:` then
+  `password: x`; `bearer` then `access_token:`): the name is what tells the later rule a
+  secret follows, and replacing it would leave that secret in plain sight.
 - When in doubt it redacts: a value after `token:` in prose is replaced even if it was an
   ordinary word. Losing a word of a conclusion is cheap; a key in a markdown file that is
   indexed, served to models and maybe committed is not.
@@ -63,8 +67,10 @@ def _nbytes(text: str) -> int:
 
 
 def _is_marker(text: str) -> bool:
-    # `[` opens the marker itself, so it is not stripped as punctuation here
-    return text.lstrip("\"'`(<{").startswith(MARKER_START)
+    # Opening punctuation, `[` included, may stand before the marker's own `[`: a value
+    # written `[default]` is scrubbed to `[[REDACTED_SECRET]]`, which must stay as it is.
+    body = text.lstrip("\"'`(<{[")
+    return body.startswith(MARKER_START[1:]) and text[: len(text) - len(body)].endswith("[")
 
 
 # -- PEM private key blocks ------------------------------------------------------------------
@@ -100,8 +106,9 @@ def _url(m: re.Match[str]) -> str:
 
 # -- authorization headers and bearer tokens -------------------------------------------------
 
+# `-` may come before the name: `Proxy-Authorization: Basic ...` carries a credential too.
 _AUTHORIZATION = re.compile(
-    r"(?i)(?<![A-Za-z0-9_\-])(authorization\s*[:=]\s*(?:basic|digest|token|negotiate)\s+)(\S+)"
+    r"(?i)(?<![A-Za-z0-9_])(authorization\s*[:=]\s*(?:basic|digest|token|negotiate)\s+)(\S+)"
 )
 
 
@@ -111,12 +118,24 @@ def _authorization(m: re.Match[str]) -> str:
     return m.group(1) + TOKEN
 
 
-_BEARER = re.compile(r"(?i)" + _START + r"(bearer:?\s+)(\S+)")
+# The credential is an RFC 6750 b64token: a word that does not start like one
+# (`{"access_token": ...`) is not taken. Nor is a secret-looking name being assigned
+# (`BEARER aws_secret_access_key = ...`, or `access_token:` on the line after
+# `token_type: bearer`): replacing the name would hide from the assignment rules that a
+# secret follows it.
+_BEARER = re.compile(r"(?i)" + _START + r"(bearer:?\s+)([A-Za-z0-9\-._~+/]+=*)")
+_ASSIGNED = re.compile(r"[ \t]*(?::=|=>|[:=])")
 
 
 def _bearer(m: re.Match[str]) -> str:
     word = m.group(2)
-    if _is_marker(word) or _nbytes(word) < BEARER_MIN_BYTES:
+    if _nbytes(word) < BEARER_MIN_BYTES:
+        return m.group(0)
+    name = word.rstrip("=")
+    # `=` right before more text is the assignment's own separator, not base64 padding
+    glued = name != word and m.end() < len(m.string) and not m.string[m.end()].isspace()
+    assigned = glued or _ASSIGNED.match(m.string, m.end()) is not None
+    if assigned and _SECRETISH_NAME.fullmatch(name):
         return m.group(0)
     return m.group(1) + TOKEN
 
@@ -124,8 +143,9 @@ def _bearer(m: re.Match[str]) -> str:
 # -- secret assignments ----------------------------------------------------------------------
 
 # A name that says its value is a secret: it ends in one of these (so `client_secret`,
-# `AWS_SECRET_ACCESS_KEY`, `access_token`, `db_password` all count), or it is `pass` or ends
-# in `_pass`/`-pass`. It must end there: `tokenizer`, `max_tokens`, `secretary` do not count.
+# `AWS_SECRET_ACCESS_KEY`, `access_token`, `db_password` all count), or it is `pass` or `pwd`
+# or ends in `_pass`/`-pass`/`_pwd` (`DB_PASS`, ODBC's `Pwd=`). It must end there:
+# `tokenizer`, `max_tokens`, `secretary` do not count.
 SECRET_NAMES = (
     "password",
     "passwd",
@@ -144,12 +164,46 @@ SECRET_NAMES = (
 _NAME = (
     r"(?:[A-Za-z0-9_\-]*?(?:password|passwd|passphrase|secret|token|credentials?"
     r"|api[_\-]?key|access[_\-]?key|private[_\-]?key|secret[_\-]?key)"
-    r"|(?:[A-Za-z0-9_\-]*[_\-])?pass)"
+    r"|(?:[A-Za-z0-9_\-]*[_\-])?(?:pass|pwd))"
+)
+# A name that does not say "secret" outright but usually holds one (rule 6): it ends in `key`,
+# `auth`, `sig` or `signature` (`ENCRYPTION_KEY`, Azure's `AccountKey` and `SharedAccessKey`,
+# Docker's `"auth"`, a SAS token's `sig`), or it has a secret word inside it
+# (`SECRET_KEY_BASE`, `private_key_id`, `password_hash`). Such names also hold ordinary values
+# (`sort_key = title`, `auth: required`), so the value must look like a credential too.
+_KEYISH = (
+    r"(?:[A-Za-z0-9_\-]*(?:key|auth|sig|signature)"
+    r"|[A-Za-z0-9_\-]*(?:password|passwd|secret|token|credential|private[_\-]?key"
+    r"|api[_\-]?key|access[_\-]?key)[A-Za-z0-9_\-]*)"
+)
+# A credential-looking value: 16 or more characters of base64, base64url, hex or
+# percent-encoding, holding a digit or both cases of letters. `user_profile_settings` is a
+# value, `3f2a9c1d4e5b6a7f8091` and `dXNlcjpwYXNzd29yZA==` are credentials. It stops at `;`
+# and `&`, which separate the fields of connection strings and query strings.
+CREDENTIAL_MIN_CHARS = 16
+_CREDENTIAL_CHARS = r"[A-Za-z0-9+/=_\-.~%]"
+_C = _CREDENTIAL_CHARS
+# The same test as a lookahead (the letters' case checked even in a case-insensitive pattern).
+_CREDENTIAL_AHEAD = (
+    rf"(?={_C}{{{CREDENTIAL_MIN_CHARS}}})"
+    rf"(?-i:(?={_C}*?[0-9]|{_C}*?[a-z]{_C}*?[A-Z]|{_C}*?[A-Z]{_C}*?[a-z]))"
+)
+# `:`, `=`, `:=` or `=>`
+_SEP = r"(?::=|=>|[:=])"
+# A value that is itself the next assignment's name and separator (`token:` then
+# `password: x`, YAML nesting, a label before a line of config or a JSON object, even behind
+# opening brackets and quotes) is not taken: that assignment redacts its own value, and
+# taking its name here would leave the value unseen. A key-like name counts only when its
+# value looks like a credential (or was one, and is a marker now).
+_NEXT_ASSIGNMENT = (
+    rf"(?![{{\[(<`\"']*{_NAME}[\"']?[ \t]*{_SEP})"
+    rf"(?![{{\[(<`\"']*{_KEYISH}[\"']?[ \t]*{_SEP}[ \t]*[\"']?"
+    rf"(?:{_CREDENTIAL_AHEAD}|\[REDACTED_))"
 )
 _ASSIGNMENT = re.compile(
-    r"(?i)" + _START + r"([\"']?)(" + _NAME + r")(?![A-Za-z0-9_\-])\1"
-    # `:`, `=`, `:=` or `=>`, but not `==` (a comparison in code is not an assignment)
-    r"(\s*(?::=|=>|[:=])\s*)(?![=>])"
+    rf"(?i){_START}([\"']?)({_NAME})(?![A-Za-z0-9_\-])\1"
+    # the separator, but not `==` (a comparison in code is not an assignment)
+    rf"(\s*{_SEP}\s*)(?![=>]){_NEXT_ASSIGNMENT}"
     r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|\S+)"
 )
 
@@ -168,6 +222,37 @@ def _assignment(m: re.Match[str]) -> str:
     if not core:
         return m.group(0)
     return f"{head}{opening}{SECRET}{closing}"
+
+
+# -- credential-looking values after key-like names -------------------------------------------
+
+# `_KEYISH` and the credential-looking value are defined with the secret names above.
+_CREDENTIAL = re.compile(
+    rf"(?i){_START}([\"']?)({_KEYISH})(?![A-Za-z0-9_\-])\1"
+    rf"(\s*{_SEP}\s*)(?![=>]){_NEXT_ASSIGNMENT}"
+    rf"(\"{_C}+\"|'{_C}+'|{_C}+)"
+)
+
+
+# Either rule's name, alone: the bearer rule leaves such a name to them.
+_SECRETISH_NAME = re.compile(r"(?i)" + _NAME + r"|" + _KEYISH)
+
+
+def _looks_like_credential(value: str) -> bool:
+    if len(value) < CREDENTIAL_MIN_CHARS:
+        return False
+    has_case = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    return has_case or any(c.isdigit() for c in value)
+
+
+def _credential(m: re.Match[str]) -> str:
+    head = m.group(0)[: m.start(4) - m.start(0)]
+    value = m.group(4)
+    quote = value[0] if value[0] in "\"'" else ""
+    inner = value[1:-1] if quote else value
+    if not _looks_like_credential(inner):
+        return m.group(0)
+    return f"{head}{quote}{SECRET}{quote}"
 
 
 def _split_word(word: str) -> tuple[str, str, str]:
@@ -189,18 +274,53 @@ class Shape:
     start: str  # a regex for the opening of the key
     min_bytes: int
     marker: str = KEY
+    # Keep what `start` matched and replace only the rest (a webhook URL keeps its host, so
+    # the reader still sees whose webhook it was).
+    keep_start: bool = False
 
 
 SHAPES = (
     # OpenAI (`sk-`, `sk-proj-`, `sk-svcacct-`) and Anthropic (`sk-ant-api03-`).
     Shape("openai-anthropic", r"sk-", 17),
-    Shape("stripe", r"(?:sk|rk)_(?:live|test)_", 8),
+    # Stripe secret and restricted keys; `whsec_` is a webhook signing secret.
+    Shape("stripe", r"(?:sk|rk)_(?:live|test)_|whsec_[A-Za-z0-9]{16}", 8),
     Shape("github", r"gh[pousr]_", 11),
     Shape("github-fine-grained", r"github_pat_", 11),
-    Shape("gitlab", r"glpat-[A-Za-z0-9_\-]{20}", 26),
+    # GitLab personal, pipeline-trigger, deploy, runner, OAuth-app and feed tokens.
+    Shape("gitlab", r"gl(?:pat|ptt|dt|rt|soat|cbt|ft|imt|agent)-[A-Za-z0-9_\-]{20}", 25),
     Shape("slack", r"xox[abeprs]-|xapp-", 15),
+    # Slack and Discord incoming webhooks: the URL itself is the credential.
+    Shape(
+        "webhook-url",
+        r"https://(?:hooks\.slack\.com/(?:services|workflows)/"
+        r"|(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/)",
+        50,
+        keep_start=True,
+    ),
     Shape("google", r"AIza", 17),
+    # Google OAuth: a client secret (`GOCSPX-`) and an access token (`ya29.`).
+    Shape("google-oauth", r"GOCSPX-[A-Za-z0-9_\-]{20}|ya29\.[A-Za-z0-9_\-]{20}", 25),
     Shape("aws-access-key-id", r"A(?:KIA|SIA)", 16),
+    # Azure AD (Entra) client secrets: three characters, a digit, `Q~`, then 31 to 34 more.
+    Shape("azure-ad-client-secret", r"[A-Za-z0-9_~.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31}", 37),
+    # Twilio API key: `SK` and 32 hex digits (the account SID, `AC...`, is no secret).
+    Shape("twilio", r"SK[0-9a-fA-F]{32}", 34),
+    # SendGrid: `SG.`, 22 characters, `.`, 43 characters.
+    Shape("sendgrid", r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", 69),
+    # Mailgun's older API keys: `key-` and 32 hex digits.
+    Shape("mailgun", r"key-[0-9a-f]{32}", 36),
+    # Heroku platform API tokens (the older UUID keys are caught by name: HEROKU_API_KEY=).
+    Shape("heroku", r"HRKU-[A-Za-z0-9_\-]{20}", 25),
+    # Docker Hub personal access tokens.
+    Shape("docker-hub", r"dckr_pat_[A-Za-z0-9_\-]{20}", 29),
+    # PyPI upload tokens: a macaroon whose first bytes always encode to `AgE`.
+    Shape("pypi", r"pypi-AgE[A-Za-z0-9_\-]{20}", 28),
+    # DigitalOcean personal, OAuth and refresh tokens.
+    Shape("digitalocean", r"do[opr]_v1_[0-9a-f]{64}", 71),
+    # Shopify access, custom-app, private-app and shared-secret tokens.
+    Shape("shopify", r"shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}", 38),
+    # age encryption secret keys (Bech32, upper case).
+    Shape("age", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", 74),
     # npm and Hugging Face: their prefixes are common words in code (`npm_config_cache`,
     # `hf_hub`), so the body's own shape is part of the rule.
     Shape("npm", r"npm_[A-Za-z0-9]{36}", 40),
@@ -224,7 +344,8 @@ def _shape(m: re.Match[str]) -> str:
     shape = SHAPES[index]
     if _nbytes(core) < shape.min_bytes:
         return word
-    return shape.marker + word[len(core) :]
+    kept = m.group(f"s{index}") if shape.keep_start else ""
+    return kept + shape.marker + word[len(core) :]
 
 
 RULES = (
@@ -233,6 +354,7 @@ RULES = (
     Rule("authorization-header", _AUTHORIZATION, _authorization),
     Rule("bearer-token", _BEARER, _bearer),
     Rule("secret-assignment", _ASSIGNMENT, _assignment),
+    Rule("credential-assignment", _CREDENTIAL, _credential),
     Rule("provider-key", _SHAPE_RE, _shape),
 )
 

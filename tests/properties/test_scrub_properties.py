@@ -249,10 +249,11 @@ def test_each_secret_alone_is_replaced(case: Secret) -> None:
 
 
 # An alphabet that cannot spell any rule's opening: no `-`, `_`, `:`, `=`, `@`, `/`, no `b`
-# or `B` (bearer, basic), no `A` (AKIA, ASIA, AIza), no `J` (eyJ).
+# or `B` (bearer, basic), no `A` (AKIA, ASIA, AIza), no `J` (eyJ), no `S` (Twilio's SK,
+# SendGrid's SG.), no `Q` (Azure's `Q~`), no `y` (Google's ya29.).
 SAFE_ALPHABET = (
-    "acdefghijklmnopqrstuvwxyz"
-    + "CDEFGHIKLMNOPQRSTUVWXYZ"
+    "acdefghijklmnopqrstuvwxz"
+    + "CDEFGHIKLMNOPRTUVWXYZ"
     + string.digits
     + " \t\n\r.,;!?'\"()[]{}<>*#%&+|~`"
     + "éçãüßñ中文日本—–…"
