@@ -15,10 +15,12 @@ stress:
 	KB_STRESS=nightly $(PYTHON) -m pytest -q -p no:cacheprovider tests/stress
 
 fuzz:
-	$(PYTHON) -m pytest -q -p no:cacheprovider tests/fuzz --hypothesis-profile=nightly
+	KB_STRESS=nightly $(PYTHON) -m pytest -q -p no:cacheprovider tests/fuzz --hypothesis-profile=nightly
 
 bench:
 	$(PYTHON) benchmarks/route.py --work /tmp/kbw
 
+# Scale table (benchmarks/README.md, `scale.py`): fleets cached in /tmp/kbscale, ~1.7 GB at 100k.
 scale:
-	$(PYTHON) benchmarks/scale.py --sizes 1000,10000,100000 --work /tmp/kbscale
+	$(PYTHON) benchmarks/scale.py --sizes 1000,10000,100000 --work /tmp/kbscale \
+		--json /tmp/kbscale/results.json

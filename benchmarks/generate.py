@@ -1,4 +1,4 @@
-"""A deterministic synthetic fleet for the benchmarks (stdlib only).
+"""A deterministic synthetic fleet for the benchmarks (stdlib plus the installed `kb`).
 
     python benchmarks/generate.py OUT_DIR --notes N [--agents A] [--seed S]
 
@@ -9,13 +9,25 @@ in English and Portuguese (about a third of them multi-word phrases), an `**Exis
 line, body paragraphs and `##` sections with a few `[[wikilinks]]`. A note averages about
 4 KB, so 10,000 notes are about 40 MB.
 
+Around those N notes (version 2): each base keeps source records in `sources/{KEY}.txt`,
+written by kb's own renderer (`kb.pure.sources.render_record`, keys from `mint_key`), and
+about one public note in five cites one to three of them as `[src:KEY]` in its prose, with
+the exact bibliography line under a closing `## Sources` section; a citing knowledge note
+usually opens with front matter (`provenance`, `stage`, `evidence_tier`, `valid_for`). A few
+records supersede earlier ones (`replaces =`), some are cited only from private notes, and
+one citation in the fleet points at no record (one intended E05). Every third agent declares
+its private layer explicitly in `agent.txt` (`private = records`, or `private = records/,
+drafts/` with a few private notes in `drafts/`), and a `person` base, private as a whole,
+holds the owner's notes. These extras come from a second seeded generator, so the N notes
+that cite nothing are byte for byte what version 1 wrote.
+
 The words are invented: two vocabularies of pseudo-words (English-like and Portuguese-like,
 the latter with accents such as `ção`) drawn with Zipf-like frequencies, so a few words are
 in many notes and most in a few. Invented words use no `k q w x y z j`; refusal questions
 are built from words whose every syllable starts with one of those letters, and each is checked
 against every word on disk, so they are absent by construction and by test.
 
-Same arguments, same bytes: everything is drawn from one seeded `random.Random`.
+Same arguments, same bytes: everything is drawn from two seeded `random.Random`s.
 As a module: `generate(out, notes, agents, seed)` writes a fleet and `questions(root, count,
 seed)` builds questions for any fleet on disk (generated or not), half answerable from a
 note's real keys and half made of absent words.
@@ -31,10 +43,13 @@ import sys
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import accumulate
 from pathlib import Path
 
-GENERATOR_VERSION = 1  # bump when the output of a given (notes, agents, seed) changes
+from kb.pure.sources import Record, bibliography_line, mint_key, render_record
+
+GENERATOR_VERSION = 2  # bump when the output of a given (notes, agents, seed) changes
 
 # -- vocabulary ------------------------------------------------------------------------
 
@@ -86,6 +101,8 @@ AGENT_NAMES = (
 
 FOLDERS = ("knowledge", "tools", "inbox", "records")
 FOLDER_WEIGHTS = (0.72, 0.10, 0.10, 0.08)
+DRAFTS = "drafts"  # the extra private folder of agents that declare `private = records/, drafts/`
+PERSON = "person"  # the owner's base: private as a whole because of its name
 
 
 @dataclass(frozen=True)
@@ -151,10 +168,16 @@ def vocabulary(rng: random.Random) -> Vocabulary:
     )
 
 
+@cache
+def _combining() -> dict[int, None]:
+    """Every combining code point, mapped to None: `str.translate` drops them at C speed (a
+    per-character generator took minutes over a 100,000-note fleet in `questions`)."""
+    return {c: None for c in range(sys.maxunicode + 1) if unicodedata.combining(chr(c))}
+
+
 def fold(text: str) -> str:
     """Lowercase and drop accents (what the router's tokenizer does to these words)."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFKD", text.lower()).translate(_combining())
 
 
 def slug(text: str) -> str:
@@ -178,17 +201,20 @@ class NoteSpec:
 
     @property
     def rel(self) -> str:
-        return f"{self.folder}/{self.stem}.md"
+        return f"{self.folder}/{self.stem}.md" if self.folder else f"{self.stem}.md"
 
 
 @dataclass(frozen=True)
 class FleetSummary:
     root: Path
-    notes: int
+    notes: int  # the N asked for: agents' notes in FOLDERS (drafts and person notes come on top)
     agents: int
     seed: int
-    bytes: int
-    by_folder: dict[str, int]
+    bytes: int  # markdown bytes of all notes written, extras included (maps and records not)
+    by_folder: dict[str, int]  # FOLDERS, then `drafts` and `person`
+    sources: int = 0  # record files written
+    citing: int = 0  # notes carrying at least one `[src:KEY]`
+    dangling: tuple[str, ...] = ()  # "<base>/<rel>" of each note citing a key with no record
 
 
 def default_agents(notes: int) -> int:
@@ -257,6 +283,10 @@ def _purpose(rng: random.Random, agent: str, folder: str, keys: Sequence[str], l
         return f"Private record of what {name} agreed about {a}"
     if folder == "tools":
         return f"Declare the tool {name} uses for {a}, and where to look first"
+    if folder == DRAFTS:
+        return f"Draft of what {name} is still checking about {a}, private until it holds"
+    if folder == "":
+        return f"Tell the agents what the owner thinks about {a} and {b}"
     if lang == "pt":
         return f"Dizer como {name} cuida de {a} e {b}"
     return f"Say how {name} handles {a} and {b}"
@@ -413,6 +443,268 @@ def _map(agent: str, specs: Sequence[NoteSpec]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# -- sources, citations, private layers and the person base (version 2) --------------------
+#
+# Everything below draws from its own generator (`extras`), never from the one that writes
+# the N notes, so a note that cites nothing has exactly the bytes version 1 gave it.
+
+CITABLE = ("knowledge", "tools", "records", DRAFTS)  # inbox deposits cite nothing
+RECORDS_PER_CITABLE = 0.12  # records per citable note of a base
+CITING_SHARE = 0.2  # citable notes that cite at least one record
+FRONT_MATTER_SHARE = 0.75  # citing knowledge notes that open with front matter
+SUPERSEDE_SHARE = 0.04  # records that correct an earlier one (`replaces =`)
+DRAFT_SHARE = 0.03  # extra private notes in `drafts/`, per note of an agent that declares it
+TYPE_WEIGHTS = {
+    "book": 20, "chapter": 10, "article": 35, "report": 10, "webpage": 20, "recording": 5,
+}  # fmt: skip
+STATUS_WEIGHTS = {"full": 50, "partial": 25, "metadata": 15, "unreachable": 10}
+
+
+def _private_line(index: int) -> str | None:
+    """The explicit `private =` line of the agent at `index`, for every agent but one in three.
+
+    `records` alone restates the default in the manifest's own words (it replaces the
+    default list, so `profile/` and `projects/` stop being private); `records/, drafts/`
+    adds a folder that exists only in those bases.
+    """
+    if index % 3 == 1:
+        return "private = records"
+    if index % 3 == 2:
+        return f"private = records/, {DRAFTS}/"
+    return None
+
+
+def _cap(text: str) -> str:
+    return text[0].upper() + text[1:]
+
+
+def _word(rng: random.Random, vocab: Vocabulary, lang: str) -> str:
+    return vocab.body(rng, lang, 1)[0]
+
+
+def _new_key(rng: random.Random, taken: set[str]) -> str:
+    """A key drawn the way `kb source add` draws one (kb's own `mint_key`), unique in the fleet."""
+    while True:
+        key = mint_key(rng.randbytes(16))
+        if key is not None and key not in taken:
+            taken.add(key)
+            return key
+
+
+def _record(
+    key: str, rng: random.Random, vocab: Vocabulary, lang: str, replaces: str | None
+) -> Record:
+    """A plausible record of any type; only fields `kb source add` accepts, all on one line."""
+    kind = rng.choices(tuple(TYPE_WEIGHTS), weights=tuple(TYPE_WEIGHTS.values()))[0]
+    title = _cap(" ".join(vocab.body(rng, lang, rng.randint(2, 6))))
+    n_authors = rng.choice((0, 1, 1, 2) if kind == "webpage" else (1, 1, 1, 2, 2, 3))
+    authors = tuple(
+        f"{_cap(_word(rng, vocab, lang))}, {_cap(_word(rng, vocab, lang))[0]}."
+        for _ in range(n_authors)
+    )
+    pt = lang == "pt"
+    container = volume = pages = publisher = url = doi = isbn = None
+    if kind == "article":
+        name = _cap(_word(rng, vocab, lang))
+        container = f"Revista de {name}" if pt else f"Journal of {name}"
+        volume = str(rng.randint(1, 80)) if rng.random() < 0.8 else None
+        doi = f"10.{rng.randint(1000, 9999)}/{slug(title)[:24].strip('-')}.{rng.randint(1, 999)}"
+        doi = doi if rng.random() < 0.6 else None
+    elif kind == "chapter":
+        name = _cap(_word(rng, vocab, lang))
+        container = f"Manual de {name}" if pt else f"Handbook of {name}"
+    elif kind == "webpage" and rng.random() < 0.5:
+        container = f"{_cap(_word(rng, vocab, lang))} Docs"
+    if kind in ("article", "chapter") and rng.random() < 0.9:
+        first = rng.randint(1, 400)
+        pages = f"{first}-{first + rng.randint(3, 40)}"
+    if kind in ("book", "chapter", "report") or (kind == "recording" and rng.random() < 0.5):
+        name = _cap(_word(rng, vocab, lang))
+        if kind == "report":
+            publisher = f"Instituto {name}" if pt else f"{name} Institute"
+        else:
+            publisher = f"Editora {name}" if pt else f"{name} Press"
+    if kind == "book" and rng.random() < 0.7:
+        isbn = "978" + "".join(str(rng.randrange(10)) for _ in range(10))
+    if kind == "webpage" or rng.random() < 0.4:
+        url = f"https://{slug(_word(rng, vocab, lang))}.org/{slug(title)[:40].strip('-')}"
+    year = str(rng.randint(1950, 2026)) if rng.random() < 0.92 else "n.d."
+    status = rng.choices(tuple(STATUS_WEIGHTS), weights=tuple(STATUS_WEIGHTS.values()))[0]
+    note = f"Read for the notes on {_word(rng, vocab, lang)}" if rng.random() < 0.1 else None
+    return Record(
+        key=key,
+        type=kind,
+        title=title,
+        authors=authors,
+        year=year,
+        container=container,
+        volume=volume,
+        pages=pages,
+        publisher=publisher,
+        url=url,
+        doi=doi,
+        isbn=isbn,
+        lang=lang,
+        retrieved_on=f"2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}",
+        retrieval_status=status,
+        replaces=replaces,
+        note=note,
+    )
+
+
+@dataclass
+class Citations:
+    """One base's records and who cites what."""
+
+    records: dict[str, Record] = field(default_factory=dict)  # by key, in minting order
+    by_note: dict[str, list[str]] = field(default_factory=dict)  # rel -> keys, citation order
+    front: dict[str, dict[str, str]] = field(default_factory=dict)  # rel -> front matter
+    dangling: tuple[str, str] | None = None  # (rel, key with no record) for the intended E05
+
+
+def _plan_citations(
+    specs: Sequence[NoteSpec],
+    rng: random.Random,
+    vocab: Vocabulary,
+    taken: set[str],
+    dangle: bool,
+) -> Citations:
+    """Records for a base and their citations: every record cited at least once.
+
+    Records are dealt round-robin to a shuffled fifth of the citable notes (private ones
+    included, so some records are cited only from `records/` or `drafts/`), then each citing
+    note may cite one or two more. A corrected record (`replaces`) keeps its citations, so
+    `kb check` warns W09 there; that is the point of superseding instead of editing.
+    """
+    out = Citations()
+    citable = [s for s in specs if s.folder in CITABLE]
+    if not citable:
+        return out
+    replaced: set[str] = set()
+    for _ in range(max(1, round(RECORDS_PER_CITABLE * len(citable)))):
+        replaces = None
+        if out.records and rng.random() < SUPERSEDE_SHARE:
+            old = rng.choice(list(out.records))
+            if old not in replaced:
+                replaced.add(old)
+                replaces = old
+        lang = "pt" if rng.random() < 0.5 else "en"
+        key = _new_key(rng, taken)
+        out.records[key] = _record(key, rng, vocab, lang, replaces)
+    keys = list(out.records)
+    pool = list(citable)
+    rng.shuffle(pool)
+    citing = pool[: max(1, round(CITING_SHARE * len(pool)))]
+    out.by_note = {s.rel: [] for s in citing}
+    for i, key in enumerate(keys):
+        out.by_note[citing[i % len(citing)].rel].append(key)
+    for s in citing:
+        cited = out.by_note[s.rel]
+        if not cited:
+            cited.append(rng.choice(keys))
+        for key in rng.sample(keys, min(len(keys), rng.choice((0, 0, 0, 1, 1, 2)))):
+            if key not in cited:
+                cited.append(key)
+        if s.folder == "knowledge" and rng.random() < FRONT_MATTER_SHARE:
+            out.front[s.rel] = {
+                "provenance": rng.choice(("external", "external", "human", "agent")),
+                "stage": rng.choice(("distilled", "distilled", "captured", "derived")),
+                "evidence_tier": rng.choice("ABC"),
+                "valid_for": rng.choice(("2026", "2026-2027", "until revised")),
+            }
+    if dangle:
+        public = [s for s in citing if s.folder in ("knowledge", "tools")]
+        if public:
+            out.dangling = (public[0].rel, _new_key(rng, taken))
+    return out
+
+
+def _prose_line(line: str) -> bool:
+    """A body line a citation can close: a sentence end, not a heading, list, link or label."""
+    return (
+        line.endswith(".")
+        and not line.startswith(("#", "**", "---", "- ", "Related:"))
+        and "[[" not in line
+    )
+
+
+def _cite(text: str, spec: NoteSpec, cites: Citations, rng: random.Random) -> str:
+    """`text` with its citations put into prose, its bibliography and, maybe, front matter."""
+    keys = cites.by_note.get(spec.rel, [])
+    missing = cites.dangling[1] if cites.dangling and cites.dangling[0] == spec.rel else None
+    if not keys and missing is None:
+        return text
+    lines = text.split("\n")
+    prose = [i for i, line in enumerate(lines) if _prose_line(line)]
+    for key in [*keys, *([missing] if missing else [])]:
+        if prose:
+            i = rng.choice(prose)
+            lines[i] = f"{lines[i][:-1]} [src:{key}]."
+        else:  # not reached by notes Writer writes; kept so any note can carry a citation
+            lines.append(f"See [src:{key}].")
+    text = "\n".join(lines)
+    front = cites.front.get(spec.rel)
+    if front:
+        text = "---\n" + "".join(f"{k}: {v}\n" for k, v in front.items()) + "---\n\n" + text
+    if keys:
+        heading = "## Fontes" if spec.lang == "pt" else "## Sources"
+        bib = [f"- [src:{k}] {bibliography_line(cites.records[k])}" for k in keys]
+        text = text.rstrip("\n") + f"\n\n{heading}\n\n" + "\n".join(bib) + "\n"
+    return text
+
+
+def _extra_specs(
+    agent: str, folder: str, count: int, rng: random.Random, vocab: Vocabulary
+) -> list[NoteSpec]:
+    """`count` more notes for `agent` in `folder` ("" = the base's top level)."""
+    specs: list[NoteSpec] = []
+    stems: set[str] = set()
+    for _ in range(count):
+        lang = "pt" if rng.random() < 0.5 else "en"
+        keys = _keys(rng, vocab, 0.5, rng.randint(10, 40))
+        title = _title(rng, keys, lang)
+        stem = candidate = slug(title)[:60].strip("-")
+        n = 2
+        while candidate in stems or candidate in ("core", "work", "map"):
+            candidate, n = f"{stem}-{n}", n + 1
+        stems.add(candidate)
+        purpose = _purpose(rng, agent, folder, keys, lang)
+        specs.append(NoteSpec(agent, folder, candidate, title, lang, keys, purpose))
+    return specs
+
+
+def _person(notes: int, rng: random.Random, vocab: Vocabulary) -> list[NoteSpec]:
+    """The owner's base: `core.md`, `work.md` and a few more, as examples/fleet/person has."""
+    given, family = _cap(_word(rng, vocab, "en")), _cap(_word(rng, vocab, "pt"))
+    more = _extra_specs(PERSON, "", min(40, max(2, notes // 250)), rng, vocab)
+    core_keys = _keys(rng, vocab, 0.5, rng.randint(12, 20))
+    work_keys = _keys(rng, vocab, 0.5, rng.randint(12, 20))
+    return [
+        NoteSpec(
+            PERSON, "", "core", f"Who I am: {given} {family}", "en",
+            [given.lower(), family.lower(), "owner profile", "perfil pessoal", *core_keys],
+            "Tell the agents who they work for, in the owner's own words",
+        ),
+        NoteSpec(
+            PERSON, "", "work", f"Work: {work_keys[0]}", "en", ["work", "trabalho", *work_keys],
+            "Describe the owner's work so agents know what is business and what is home",
+        ),
+        *more,
+    ]  # fmt: skip
+
+
+def _person_map(specs: Sequence[NoteSpec]) -> str:
+    lines = [
+        "# Person, map of the base",
+        "",
+        "The owner's own notes. The whole base is private because its folder is named",
+        "`person`; nothing here is served without `--all`.",
+        "",
+        *(f"- [{s.title}]({s.rel})" for s in specs),
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def generate(out: Path, notes: int, agents: int | None = None, seed: int = 0) -> FleetSummary:
     """Write a fleet of `notes` notes under `out`; the same arguments write the same bytes."""
     agents = agents or default_agents(notes)
@@ -420,6 +712,8 @@ def generate(out: Path, notes: int, agents: int | None = None, seed: int = 0) ->
     vocab = vocabulary(rng)
     specs = plan(notes, agents, vocab, rng)
     writer = Writer(rng, vocab)
+    extras = random.Random(f"kb-generate-extras-{seed}")  # a str seed is stable across runs
+    side = Writer(extras, vocab)
     out.mkdir(parents=True, exist_ok=True)
     (out / "fleet.txt").write_text(
         "# Manifest of a generated benchmark fleet.\n"
@@ -427,23 +721,61 @@ def generate(out: Path, notes: int, agents: int | None = None, seed: int = 0) ->
         f"role = A generated fleet of {notes} notes across {agents} agents (seed {seed})\n",
         encoding="utf-8",
     )
-    total = 0
-    by_folder: dict[str, int] = dict.fromkeys(FOLDERS, 0)
+    total = n_sources = n_citing = 0
+    by_folder: dict[str, int] = dict.fromkeys((*FOLDERS, DRAFTS, PERSON), 0)
+    dangling: list[str] = []
+    taken: set[str] = set()
     by_agent: dict[str, list[NoteSpec]] = {}
     for s in specs:
         by_agent.setdefault(s.agent, []).append(s)
-    for agent, mine in by_agent.items():
+
+    def write(base: Path, spec: NoteSpec, text: str) -> None:
+        nonlocal total
+        data = text.encode("utf-8")
+        (base / spec.rel).parent.mkdir(parents=True, exist_ok=True)
+        (base / spec.rel).write_bytes(data)
+        total += len(data)
+
+    for index, (agent, mine) in enumerate(by_agent.items()):
         base = out / "fleet" / agent
         for folder in FOLDERS:
             (base / folder).mkdir(parents=True, exist_ok=True)
-        (base / "agent.txt").write_text(_agent_txt(agent, rng, vocab), encoding="utf-8")
+        agent_txt = _agent_txt(agent, rng, vocab)  # the main generator, in version 1's order
+        declared = _private_line(index)
+        if declared is not None:
+            agent_txt += declared + "\n"
+        (base / "agent.txt").write_text(agent_txt, encoding="utf-8")
         (base / "MAP.md").write_text(_map(agent, mine), encoding="utf-8")
+        drafts: list[NoteSpec] = []
+        if declared is not None and DRAFTS in declared:
+            count = max(1, round(DRAFT_SHARE * len(mine)))
+            drafts = _extra_specs(agent, DRAFTS, count, extras, vocab)
+        cites = _plan_citations([*mine, *drafts], extras, vocab, taken, dangle=index == 0)
         for s in mine:
-            data = writer.note(s).encode("utf-8")
-            (base / s.rel).write_bytes(data)
-            total += len(data)
+            write(base, s, _cite(writer.note(s), s, cites, extras))
             by_folder[s.folder] += 1
-    return FleetSummary(out, notes, agents, seed, total, by_folder)
+        for s in drafts:
+            write(base, s, _cite(side.note(s), s, cites, extras))
+            by_folder[DRAFTS] += 1
+        if cites.records:
+            (base / "sources").mkdir(exist_ok=True)
+        for key, record in cites.records.items():
+            (base / "sources" / f"{key}.txt").write_bytes(render_record(record).encode("utf-8"))
+        n_sources += len(cites.records)
+        n_citing += sum(1 for keys in cites.by_note.values() if keys)
+        if cites.dangling is not None:
+            dangling.append(f"{agent}/{cites.dangling[0]}")
+
+    person = out / "fleet" / PERSON
+    person_specs = _person(notes, extras, vocab)
+    person.mkdir(parents=True, exist_ok=True)
+    (person / "MAP.md").write_text(_person_map(person_specs), encoding="utf-8")
+    for s in person_specs:
+        write(person, s, side.note(s))
+        by_folder[PERSON] += 1
+    return FleetSummary(
+        out, notes, agents, seed, total, by_folder, n_sources, n_citing, tuple(dangling)
+    )
 
 
 # -- questions -----------------------------------------------------------------------
@@ -594,10 +926,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{args.out}/fleet already exists; choose an empty directory")
     summary = generate(args.out, args.notes, args.agents, args.seed)
     folders = ", ".join(f"{n} {f}" for f, n in summary.by_folder.items())
+    written = sum(summary.by_folder.values())
     print(
-        f"wrote {summary.notes} notes ({summary.bytes / 1e6:.1f} MB, "
-        f"{summary.bytes / summary.notes / 1e3:.1f} KB each) across {summary.agents} agents "
-        f"to {summary.root}: {folders}",
+        f"wrote {summary.notes} notes, {written} with the private extras ({summary.bytes / 1e6:.1f}"
+        f" MB, {summary.bytes / written / 1e3:.1f} KB each) across {summary.agents} agents "
+        f"and a person base to {summary.root}: {folders}; {summary.sources} source records, "
+        f"cited by {summary.citing} notes",
         file=sys.stderr,
     )
     for q in questions(args.out, args.questions, args.seed):

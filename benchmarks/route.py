@@ -19,7 +19,8 @@ when given, so a second run skips generating), it prints one markdown table:
   and its peak RSS; `python -c pass` and `kb --version` are timed the same way as floors
 - the size of every `.kb/` directory on disk
 
-Peak RSS is the child's own `ru_maxrss`, read with `os.wait4` for that one process.
+Peak RSS is the child's own `ru_maxrss`, read with `os.wait4` for that one process, which a
+small helper process starts (so the benchmark's own size does not leak into it; see run).
 `KB_MISSES_PATH` points at a scratch file for every run, so refusals never write a miss log
 into a fleet. Every `kb` process runs with a bytecode cache under `--work` (see child_env).
 """
@@ -27,6 +28,7 @@ into a fleet. Every `kb` process runs with a bytecode cache under `--work` (see 
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import re
@@ -37,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -126,19 +128,84 @@ class Run:
     output: str
 
 
-def run(cmd: Sequence[str], env: dict[str, str], cwd: Path) -> Run:
-    """Run one process to the end; its wall time and its own peak RSS (os.wait4)."""
-    with tempfile.TemporaryFile(dir=cwd) as out:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd)
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        text = out.read().decode("utf-8", "replace")
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}:\n{text}")
-    return Run(seconds, usage.ru_maxrss / 1024, text)  # ru_maxrss is KiB on Linux
+# Every measured process is started by this small helper, never by the benchmark itself.
+# Linux carries the spawning process's RSS high-water mark into the child's `ru_maxrss`
+# across fork (or vfork) + exec, so a child spawned by a benchmark that has opened a
+# 10,000-note fleet in-process reports at least the benchmark's own peak: `kb --version`
+# read 324 MB after the parent had touched 300 MB. The helper stays at ~12 MB, which is
+# then the floor of every figure (a bare `python -c pass` reads 12 MB through it).
+_SPAWNER = r"""
+import json, os, subprocess, sys, time
+for line in sys.stdin:
+    req = json.loads(line)
+    try:
+        with open(req["out"], "wb") as out:
+            start = time.perf_counter()
+            proc = subprocess.Popen(
+                req["cmd"], stdout=out, stderr=subprocess.STDOUT, env=req["env"], cwd=req["cwd"]
+            )
+            _, status, usage = os.wait4(proc.pid, 0)
+            seconds = time.perf_counter() - start
+        reply = {
+            "seconds": seconds,
+            "code": os.waitstatus_to_exitcode(status),
+            "maxrss_kib": usage.ru_maxrss,
+        }
+    except OSError as e:
+        reply = {"error": str(e)}
+    sys.stdout.write(json.dumps(reply) + "\n")
+    sys.stdout.flush()
+"""
+_spawner: subprocess.Popen[str] | None = None
+
+
+def _spawn_helper() -> subprocess.Popen[str]:
+    global _spawner
+    if _spawner is None or _spawner.poll() is not None:
+        _spawner = subprocess.Popen(
+            [sys.executable, "-c", _SPAWNER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        atexit.register(_stop_helper, _spawner)
+    return _spawner
+
+
+def _stop_helper(helper: subprocess.Popen[str]) -> None:
+    if helper.stdin is not None:
+        helper.stdin.close()
+    helper.wait(timeout=10)
+
+
+def run(cmd: Sequence[str], env: dict[str, str], cwd: Path, ok: Container[int] = (0,)) -> Run:
+    """Run one process to the end; its wall time and its own peak RSS (os.wait4).
+
+    The process is started by a small helper process (see _SPAWNER), so its `ru_maxrss` is
+    its own and not this benchmark's. An exit code outside `ok` raises (`kb check` exits 1
+    on a fleet with errors, so scale.py passes `ok=(0, 1)` for it)."""
+    helper = _spawn_helper()
+    assert helper.stdin is not None and helper.stdout is not None
+    fd, name = tempfile.mkstemp(dir=cwd, prefix=".kb-bench-out-")
+    os.close(fd)
+    out = Path(name)
+    try:
+        request = {"cmd": list(cmd), "env": env, "cwd": str(cwd), "out": str(out)}
+        helper.stdin.write(json.dumps(request) + "\n")
+        helper.stdin.flush()
+        line = helper.stdout.readline()
+        text = out.read_bytes().decode("utf-8", "replace")
+    finally:
+        out.unlink(missing_ok=True)
+    if not line:
+        raise RuntimeError(f"the spawn helper died while running {' '.join(cmd)}")
+    reply = json.loads(line)
+    if "error" in reply:
+        raise RuntimeError(f"{' '.join(cmd)}: {reply['error']}")
+    code = int(reply["code"])
+    if code not in ok:
+        raise RuntimeError(f"{' '.join(cmd)} exited {code}:\n{text}")
+    return Run(float(reply["seconds"]), reply["maxrss_kib"] / 1024, text)  # KiB on Linux
 
 
 # -- the fleet on disk -----------------------------------------------------------------

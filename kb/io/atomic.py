@@ -9,7 +9,8 @@ Crash points (tests only): `crash_point(label)` marks a moment where a kill -9 w
 the disk in an interesting state. With the environment variable KB_CRASH_AT unset it
 returns at once. `KB_CRASH_AT=<label>` or `<label>@N` makes the process SIGKILL itself the
 first (or N-th) time it reaches that label; `KB_CRASH_AT=trace:<file>` appends every label
-reached to <file>, one a line. tests/stress/test_crash.py uses them; no user should set it.
+reached to <file>, one a line with the monotonic clock's reading. tests/stress/test_crash.py
+uses them; no user should set it.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def crash_point(label: str) -> None:
         return
     if _CRASH_AT.startswith("trace:"):
         with open(_CRASH_AT[len("trace:") :], "a", encoding="utf-8") as fh:
-            fh.write(label + "\n")
+            fh.write(f"{label} {time.monotonic()}\n")
         return
     name, _, nth = _CRASH_AT.partition("@")
     if name == label:

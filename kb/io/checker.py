@@ -21,7 +21,7 @@ from kb.pure.checks import (
     private_scan_folders,
     records_hidden,
 )
-from kb.pure.links import citations
+from kb.pure.links import CITE_OPEN, citations
 from kb.pure.sources import Record
 
 
@@ -40,30 +40,30 @@ def _private_citations(root: Path, folders: tuple[str, ...]) -> frozenset[str]:
     entry whose name starts with `.`. Only the tokens come back, never a path."""
     tokens: set[str] = set()
     seen: set[tuple[int, int]] = set()
-
-    def walk(directory: Path) -> None:
+    # An explicit stack, not recursion: a private tree nested past Python's recursion limit
+    # is still scanned, not a RecursionError.
+    pending = [root / folder if folder else root for folder in reversed(folders)]
+    while pending:
+        directory = pending.pop()
         try:
             st = directory.stat()
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
-            return
+            continue
         if (st.st_dev, st.st_ino) in seen:  # a symlink loop, or a folder already walked
-            return
+            continue
         seen.add((st.st_dev, st.st_ino))
         for e in entries:
             if e.name.startswith("."):
                 continue
             path = Path(e.path)
             if path.is_dir():
-                walk(path)
+                pending.append(path)
             elif path.suffix == ".md":
                 text = read_text(path)
-                if text is not None:
+                if text is not None and CITE_OPEN in text:  # most files cite nothing
                     tokens.update(token for _, token in citations(text))
-
-    for folder in folders:
-        walk(root / folder if folder else root)
     return frozenset(tokens)
 
 
@@ -71,7 +71,7 @@ def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
     texts: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
     for f in snap.files:
-        got = _read(snap.root / f.rel)
+        got = (None, f.problem) if f.problem is not None else _read(snap.root / f.rel)
         if isinstance(got, str):
             texts.append((f.rel, got))
         else:
@@ -102,14 +102,22 @@ def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
     )
 
 
-def read_fleet(paths: list[str], include_private: bool) -> list[BaseFacts | Unreadable]:
-    """Every base the paths expand into, in order; a base that cannot be walked is named."""
-    out: list[BaseFacts | Unreadable] = []
+def discover_fleet(paths: list[str], include_private: bool) -> list[BaseSnapshot | Unreadable]:
+    """Every base the paths expand into, walked (stat only, no file read), in order; a base
+    that cannot be walked is named."""
+    out: list[BaseSnapshot | Unreadable] = []
     for root in expand_roots(paths):
         try:
-            snap = discover(root, include_private)
+            out.append(discover(root, include_private))
         except WalkError as e:
             out.append(Unreadable(root, str(e)))
-            continue
-        out.append(read_base(snap, include_private))
     return out
+
+
+def read_fleet(paths: list[str], include_private: bool) -> list[BaseFacts | Unreadable]:
+    """Every base the paths expand into, read, in order. This holds the whole fleet's text
+    at once; `kb check` itself reads one base at a time (kb.shell.checkverbs)."""
+    return [
+        s if isinstance(s, Unreadable) else read_base(s, include_private)
+        for s in discover_fleet(paths, include_private)
+    ]

@@ -34,23 +34,26 @@ def deposit_files(base: Path, private: PrivateLayer, include_private: bool) -> l
     if not inbox.is_dir():
         return out
     seen: set[tuple[int, int]] = set()
-
-    def walk(folder: Path, rel: str) -> None:
+    # An explicit stack, not recursion: an inbox nested past Python's recursion limit is
+    # still walked, not a RecursionError.
+    pending = [(inbox, rules.INBOX)]
+    while pending:
+        folder, rel = pending.pop()
         try:
             st = folder.stat()
             if (st.st_dev, st.st_ino) in seen:  # a symlink loop
-                return
+                continue
             seen.add((st.st_dev, st.st_ino))
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
-            return
+            continue
         for e in entries:
             child = f"{rel}/{e.name}"
             try:
                 if e.is_dir():
                     if is_walked_dir(e.name):
-                        walk(Path(e.path), child)
+                        pending.append((Path(e.path), child))
                 elif (
                     e.is_file()
                     and is_deposit_name(e.name)
@@ -59,8 +62,6 @@ def deposit_files(base: Path, private: PrivateLayer, include_private: bool) -> l
                     out.append(child)
             except OSError:
                 continue
-
-    walk(inbox, rules.INBOX)
     return sorted(out)
 
 

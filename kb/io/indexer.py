@@ -3,18 +3,77 @@
 One walk and one database open per base. A file whose stat matches the header cache is
 not read at all, and one whose hash matches the `files` row is not re-chunked, so a warm
 re-index of an unchanged fleet is a stat pass plus two SELECTs per base.
+
+After indexing, the folders kb's own writers write into (each path given, its
+`.kb/sessions/`, each base's root, memory folders, `inbox/raw/` and `sources/`) are swept
+of kb temp files a killed writer left (kb.io.atomic.sweep_temps): one scandir per folder.
 """
 
 from __future__ import annotations
 
+import sqlite3
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from kb.io.atomic import crash_point, sweep_temps
 from kb.io.sources import source_rows
-from kb.io.store import Store, StoreError, read_header
-from kb.io.walk import WalkError, discover, expand_roots
+from kb.io.store import FileHeader, Store, StoreError, SyncReport, read_header
+from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
 from kb.pure.render import BaseIndexLine, index_json, index_text
 
 
 class IndexFailure(Exception):
     pass
+
+
+# Two `kb index` runs on one base take turns at its write lock. SQLite's busy timeout
+# (kb.io.store.BUSY_TIMEOUT_MS) is short, and a cold index holds the lock for as long as it
+# takes to chunk the whole base (measured: ~10 s for 4,000 notes on a loaded 2-core box), so
+# the second run failed with "database is locked". It now keeps asking for up to this long:
+# the run ahead of it is doing the same work, and whatever it committed is "unchanged" here.
+SYNC_WAIT_S = 300.0
+
+
+def _busy(e: BaseException) -> bool:
+    if not isinstance(e, sqlite3.OperationalError):
+        return False
+    code = getattr(e, "sqlite_errorcode", None)
+    return (code & 0xFF) == sqlite3.SQLITE_BUSY if code is not None else "locked" in str(e)
+
+
+def _sync(
+    store: Store, snap: BaseSnapshot, headers: Sequence[FileHeader], rows: list[tuple[str, ...]]
+) -> SyncReport:
+    """`store.sync`, retried while another writer holds the base's index."""
+    deadline = time.monotonic() + SYNC_WAIT_S
+    while True:
+        try:
+            return store.sync(snap, headers, sources=rows)
+        except sqlite3.OperationalError as e:  # the sync rolled back: nothing half-written
+            if not _busy(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)  # each try already waited the busy timeout inside SQLite
+
+
+# Where a kb writer can leave a temp file, relative to a base root.
+_WRITTEN_FOLDERS = (
+    "",
+    "knowledge",
+    "inbox",
+    "inbox/raw",
+    "decisions",
+    "protocols",
+    "templates",
+    "sources",
+)
+
+
+def _sweep(paths: list[str], roots: list[Path]) -> None:
+    folders = [Path(p) for p in paths] + [Path(p, ".kb", "sessions") for p in paths]
+    folders += [root / sub for root in roots for sub in _WRITTEN_FOLDERS]
+    for folder in dict.fromkeys(folders):
+        sweep_temps(folder)
 
 
 def index_bases(paths: list[str], include_private: bool) -> str:
@@ -36,11 +95,12 @@ def index_bases(paths: list[str], include_private: bool) -> str:
             headers = store.headers(snap)
             try:
                 rows = source_rows(snap.name, snap.root, snap.private, include_private)
-                report = store.sync(snap, headers, sources=rows)
+                report = _sync(store, snap, headers, rows)
             except Exception as e:  # any sqlite or disk failure, named with its base
                 raise IndexFailure(f"indexing {snap.name} failed: {e}") from e
         finally:
             store.close()
+        crash_point("index.base")
         base_unreachable = [f"{snap.name}/{h.rel}" for h in headers if h.bucket == "unreachable"]
         unreachable += base_unreachable
         unreadable += [
@@ -58,6 +118,7 @@ def index_bases(paths: list[str], include_private: bool) -> str:
                 len(base_unreachable),
             )
         )
+    _sweep(paths, [snap.root for snap in snapshots])
     return index_text(lines, files, exempt, unreachable, unreadable)
 
 

@@ -6,6 +6,10 @@ One act means: the note is created without ever replacing a file (a hard link fr
 finished temp file, so a note already there is never overwritten and a reader never sees
 half of one), then the map is replaced atomically. If the map cannot be written, the note
 and any folder made for it are removed again, so the tree is byte for byte what it was.
+
+The map is read, placed into and rewritten under its lock (`map_locked`): without it, two
+agents writing into one base at once each rewrote the map they had read, and the entry of
+whichever renamed first was lost (measured: 4 processes x 50 writes kept 62 of 200 entries).
 """
 
 from __future__ import annotations
@@ -16,10 +20,11 @@ import os
 import secrets
 import stat
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from kb.io import atomic
-from kb.io.atomic import make_dirs, remove_dirs
+from kb.io.atomic import crash_point, make_dirs, remove_dirs, sweep_temps
 
 
 class StdinError(Exception):
@@ -57,6 +62,21 @@ def read_stdin() -> str:
         raise StdinError(f"it is not UTF-8 text (byte {e.start} cannot be decoded)") from e
 
 
+# A write holds its map's lock for milliseconds; `kb write` is a deliberate act, so it waits
+# long for a busy map rather than fail (a dead writer's lock is taken over within seconds).
+MAP_LOCK_WAIT_S = 10.0
+
+
+@contextlib.contextmanager
+def map_locked(map_path: Path) -> Iterator[None]:
+    """Hold `MAP.md.lock` while the map is read, the entry placed and the map rewritten, so
+    two agents writing into one base at once both stay listed (raises LockBusy)."""
+    from kb.io.lockfile import lock_path, locked
+
+    with locked(lock_path(map_path), MAP_LOCK_WAIT_S):
+        yield
+
+
 def write_note_and_map(note: Path, note_text: str, map_path: Path, map_text: str) -> None:
     """Create `note` (FileExistsError if it exists), then replace `map_path`.
 
@@ -70,6 +90,7 @@ def write_note_and_map(note: Path, note_text: str, map_path: Path, map_text: str
     except OSError as e:
         remove_dirs(made)
         raise WriteFailed(note, e) from e
+    crash_point("notewrite.note-placed")
     try:
         write_map(map_path, map_text)
     except OSError as e:
@@ -77,6 +98,10 @@ def write_note_and_map(note: Path, note_text: str, map_path: Path, map_text: str
             note.unlink()
         remove_dirs(made)
         raise WriteFailed(map_path, e) from e
+    # what earlier runs killed mid-write left behind in the two folders this act wrote
+    sweep_temps(note.parent)
+    if map_path.parent != note.parent:
+        sweep_temps(map_path.parent)
 
 
 def create_new(path: Path, text: str) -> None:
@@ -88,6 +113,7 @@ def create_new(path: Path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        crash_point("create.temp-written")
         try:
             os.link(tmp, path)
         except OSError as e:
@@ -95,6 +121,7 @@ def create_new(path: Path, text: str) -> None:
                 raise
             # a file system without hard links: exclusive create is still never an overwrite
             _write_exclusive(path, text)
+        crash_point("create.linked")
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -7,18 +7,17 @@ and writes the whole file back (temp file + fsync + rename) only when the move w
 So a refusal leaves the file byte for byte as it was, a reader sees the old ledger or the new
 one and never half a row, and two reviewers recorded at the same moment lose neither answer.
 Recording is a deliberate act, so it waits up to 5 s for the lock (as `kb misroute` does); a
-lock older than 30 s is a crashed writer's and is taken over.
+lock left by a writer that died is taken over (kb.io.lockfile).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from kb.io.atomic import make_dirs, remove_dirs, write_atomic
-from kb.io.lockfile import LockBusy, take_lock
+from kb.io.lockfile import LockBusy, release_lock, take_lock
 from kb.pure import panel
 
 LOCK_WAIT_S = 5.0
@@ -73,10 +72,9 @@ def locked(path: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[Locked]:
     except LockBusy as e:
         raise LedgerError(str(e)) from e
     try:
-        os.close(fd)
         yield Locked(path)
     finally:
-        lock.unlink(missing_ok=True)
+        release_lock(lock, fd)
 
 
 def write_constitutions(out: Path, texts: Sequence[tuple[str, str]]) -> list[Path]:

@@ -69,7 +69,7 @@ def served_table(bases: Sequence[OpenBase]) -> dict[str, ServedBase]:
         files = {
             f.rel: ServedFile(snap.root / f.rel, f.private)
             for f in snap.files
-            if _inside(snap.root / f.rel, root_real)
+            if f.problem is None and _inside(snap.root / f.rel, root_real)
         }
         table[key] = ServedBase(snap.name, root_real, files)
     return table

@@ -4,18 +4,17 @@ writers (kb.pure.rejections holds the format and the counting).
 A refusal is recorded by taking an exclusive lock file (`kb-rejections.txt.lock`, created
 with O_EXCL, the marker kb-misses.txt uses), reading the log, counting the refusal in, and
 rewriting the whole file (temp file, fsync, rename). A reader sees the old log or the new,
-never half; two runs refusing at once lose neither refusal. A lock older than 30 s belongs
-to a writer that died (a rewrite takes milliseconds) and is taken over. A promotion run is a
-deliberate act, so it waits up to 5 s for the lock before it reports the log unwritable.
+never half; two runs refusing at once lose neither refusal. A lock left by a writer that
+died is taken over, a live writer's never (kb.io.lockfile). A promotion run is a deliberate
+act, so it waits up to 5 s for the lock before it reports the log unwritable.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from kb.io.atomic import write_atomic
-from kb.io.lockfile import LockBusy, read_or_empty, take_lock
+from kb.io.lockfile import LockBusy, lock_path, locked, read_or_empty
 from kb.pure import rejections
 
 LOCK_WAIT_S = 5.0
@@ -32,19 +31,14 @@ def load(path: Path) -> tuple[rejections.Row, ...]:
 
 def record(path: Path, agent: str, slug: str, lens: str, reason: str, today: str) -> str | None:
     """Count one refusal in; None on success, else why it was not recorded (one line)."""
-    lock = path.with_name(path.name + ".lock")
     try:
-        fd = take_lock(lock, LOCK_WAIT_S)
+        with locked(lock_path(path), LOCK_WAIT_S):
+            rows = rejections.record(
+                rejections.parse(read_or_empty(path)), agent, slug, lens, reason, today
+            )
+            write_atomic(path, rejections.render(rows))
+        return None
     except LockBusy as e:
         return str(e)
-    try:
-        os.close(fd)
-        rows = rejections.record(
-            rejections.parse(read_or_empty(path)), agent, slug, lens, reason, today
-        )
-        write_atomic(path, rejections.render(rows))
-        return None
     except OSError as e:
         return f"could not write {path}: {e.strerror or e}"
-    finally:
-        lock.unlink(missing_ok=True)

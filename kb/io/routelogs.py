@@ -7,8 +7,8 @@ rewritten whole (temp file + fsync + rename). Not a bare O_APPEND of one line: t
 keeps one counted row per fault, sorted by count, and a person is told to delete the row
 once the fault is fixed; appended duplicates would scatter one fault over many rows. The
 rename means a reader sees the old log or the new one, never half a line, and the lock
-means two agents filing at once lose neither filing. A lock older than 30 s is a crashed
-writer's and is taken over.
+means two agents filing at once lose neither filing. A lock left by a writer that died is
+taken over (kb.io.lockfile).
 
 Waiting differs by caller: `kb misroute` is a deliberate act and waits up to 5 s for the
 lock (losing a filing is worse than a pause); `kb boot` runs on every prompt and waits
@@ -17,12 +17,11 @@ lock (losing a filing is worse than a pause); `kb boot` runs on every prompt and
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kb.io.atomic import write_atomic
-from kb.io.lockfile import LockBusy, read_or_empty, take_lock
+from kb.io.lockfile import LockBusy, lock_path, locked, read_or_empty
 from kb.pure import routelogs
 
 MISROUTE_LOCK_WAIT_S = 5.0
@@ -37,23 +36,16 @@ def abstentions_path(root: str) -> Path:
     return Path(root) / routelogs.ABSTENTIONS_NAME
 
 
-
-
 def _update(path: Path, change: Callable[[str], str], wait_s: float) -> str | None:
     """Rewrite `path` as `change(old text)` under the lock; None, or why it was not written."""
-    lock = path.with_name(path.name + ".lock")
     try:
-        fd = take_lock(lock, wait_s)
+        with locked(lock_path(path), wait_s):
+            write_atomic(path, change(read_or_empty(path)))
+        return None
     except LockBusy as e:
         return str(e)
-    try:
-        os.close(fd)
-        write_atomic(path, change(read_or_empty(path)))
-        return None
     except OSError as e:
         return f"could not write {path}: {e.strerror or e}"
-    finally:
-        lock.unlink(missing_ok=True)
 
 
 def record_misroute(path: Path, filing: routelogs.Filing, today: str) -> str | None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from returns.result import Failure, Result, Success
 
-from kb.io.atomic import write_atomic
+from kb.io.atomic import crash_point, sweep_temps, write_atomic
 from kb.pure import handoff as ho
 from kb.pure.session import SESSIONS_DIR, Event, event_line, events_name, safe_session
 
@@ -77,6 +77,7 @@ def append_event(root: str, session: str, event: Event) -> None:
         os.write(fd, line)
     finally:
         os.close(fd)
+    crash_point("events.appended")
 
 
 def read_boot_agent(root: str, session: str) -> str | None:
@@ -91,6 +92,7 @@ def read_boot_agent(root: str, session: str) -> str | None:
 def finish_events(path: Path, read: bytes, keep: str) -> None:
     """Replace the record by `keep` (delete it when `keep` is empty), keeping whatever was
     appended after `read` was taken. A record changed in any other way is left alone."""
+    crash_point("events.finishing")
     now = read_bytes(path)
     if not now.startswith(read):
         return
@@ -100,6 +102,7 @@ def finish_events(path: Path, read: bytes, keep: str) -> None:
         write_atomic(path, text)
     else:
         path.unlink(missing_ok=True)
+    sweep_temps(path.parent)
 
 
 # -- deposits --------------------------------------------------------------------------------
@@ -114,6 +117,7 @@ def place_deposit(inbox: Path, names: Iterator[str], text: str) -> Path:
         path = inbox / name
         try:
             create_new(path, text)
+            sweep_temps(inbox)
             return path
         except FileExistsError:
             try:

@@ -30,6 +30,8 @@ from typing import cast
 
 from attrs import frozen
 
+from kb.io.atomic import crash_point, sweep_temps
+from kb.io.walk import shown
 from kb.pure.manifest import PrivateLayer, private_layer
 from kb.pure.sources import (
     Draft,
@@ -100,7 +102,7 @@ def load_records(root: Path) -> tuple[list[Record], list[tuple[str, str]]]:
     records: list[Record] = []
     broken: list[tuple[str, str]] = []
     for name in names:
-        display = f"sources/{name}"
+        display = f"sources/{shown(name)}"  # a newline or a non-UTF-8 byte, escaped
         try:
             text = _read(folder / name)
         except OSError as e:
@@ -214,6 +216,7 @@ def add_source(base: str, draft: Draft, draw: Draw | None = None) -> Added | Ref
             folder.rmdir()  # only succeeds when empty: nothing of ours is left behind
     if isinstance(outcome, Refused):
         return outcome
+    sweep_temps(folder)  # temp files of earlier runs killed mid-claim
     return Added(joined(base, f"sources/{outcome}.txt"), record_of(draft, outcome))
 
 
@@ -225,6 +228,7 @@ def _claim(folder: Path, text: str, draw: Draw) -> str | Refused:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        crash_point("source.temp-written")
         for _ in range(MINT_TRIES):
             key = next_key(draw)
             if key is None:
@@ -241,6 +245,7 @@ def _claim(folder: Path, text: str, draw: Draw) -> str | Refused:
                     raise
                 if not _create_exclusive(target, text):  # a filesystem without hard links
                     continue
+            crash_point("source.linked")
             return key
         return Refused(MINT_FAILED, 2)
     finally:

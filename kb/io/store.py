@@ -632,6 +632,8 @@ def _read(path: Path) -> str | None:
 def read_header(
     base: BaseSnapshot, f: FileStat, reader: Callable[[Path], bytes] | None = None
 ) -> FileHeader:
+    if f.problem is not None:  # a name the walk refused (kb.io.walk.BAD_NAME)
+        return FileHeader(f.rel, f.private, "unreadable", "", "", (), f.problem, ())
     try:
         data = (reader or Path.read_bytes)(base.root / f.rel)
         text = data.decode("utf-8")

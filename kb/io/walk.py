@@ -12,6 +12,7 @@ from pathlib import Path
 from attrs import frozen
 
 from kb.pure.manifest import Manifest, PrivateLayer, parse_aliases, parse_manifest, private_layer
+from kb.pure.names import printable
 from kb.pure.paths import MAP_NAMES
 
 SKIPPED_DIRS = frozenset({"target", "node_modules", "dist", "build"})
@@ -27,6 +28,9 @@ class FileStat:
     size: int
     mtime_ns: int
     private: bool
+    # Why the file is not read (a refused name, BAD_NAME, or past MAX_NOTE_BYTES); None for
+    # every ordinary file. Readers report it instead of opening the file.
+    problem: str | None = None
 
 
 @frozen
@@ -100,68 +104,138 @@ def expand_roots(paths: list[str]) -> list[str]:
     return out
 
 
+# Why a file cannot be read under the name it has: a `rel` travels on one line everywhere
+# (terminal rows, the boot briefing, TAB-separated logs), so a name that would split or
+# garble that line, or that no UTF-8 text can hold, is shown escaped and refused.
+BAD_NAME = (
+    "its name holds a line break, a tab, another control character or bytes that are not "
+    "UTF-8, which no one-line listing can show; rename the file"
+)
+
+
+# A note is read whole (its header, its chunks, its hash), so a file past this size is not
+# read at all and reported instead: a 100 MB markdown file is a dump, not a note, and read
+# whole it costs several times its size in memory (measured: 470 MB peak RSS for `kb index`
+# over one 100 MB note). 16 MiB is about four million tokens, far past any real note.
+MAX_NOTE_BYTES = 16 * 1024 * 1024
+
+
+def too_large(size: int) -> str:
+    return (
+        f"{size} bytes, past the {MAX_NOTE_BYTES // (1024 * 1024)} MiB kb reads as one note, "
+        "so it was not read; split it into notes"
+    )
+
+
+def _named(name: str) -> tuple[str, bool]:
+    """A file or folder name as a `rel` component, and whether it had to be escaped.
+
+    Bytes that are not UTF-8 (handed back by the OS as lone surrogates) become U+FFFD and
+    control characters become escapes (kb.pure.names.printable), so no later write, print,
+    JSON line or SQLite row can fail on, or be split by, the name.
+    """
+    if name.isprintable():  # the common case, at C speed (a lone surrogate is not printable)
+        return name, False
+    label = printable(name)  # escapes control characters, turns each surrogate into U+FFFD
+    return label, label != name
+
+
+def shown(name: str) -> str:
+    """A name or path as one printable line (see `_named`)."""
+    return _named(name)[0]
+
+
 def _walk(
-    root: Path, rel_prefix: str, out: list[tuple[str, int, int]], seen: set[tuple[int, int]]
+    root: Path,
+    rel_prefix: str,
+    out: list[tuple[str, int, int, str | None]],
+    seen: set[tuple[int, int]],
 ) -> None:
-    with os.scandir(root) as it:
-        entries = list(it)
-    for e in entries:
-        if e.is_dir():  # follows symlinks, like the original
-            if e.name.startswith(".") or e.name in SKIPPED_DIRS:
-                continue
-            st = e.stat()
-            ident = (st.st_dev, st.st_ino)
-            if ident in seen:  # a symlink loop, or a second link to a folder already walked
-                continue
-            seen.add(ident)
-            _walk(Path(e.path), rel_prefix + e.name + "/", out, seen)
-        elif e.name.lower().endswith(".md"):
+    # An explicit stack, not recursion: a tree nested deeper than Python's recursion limit
+    # (about 1,000 levels) is still a tree to walk, not a crash.
+    pending = [(root, rel_prefix, False)]
+    while pending:
+        folder, prefix, bad = pending.pop()
+        with os.scandir(folder) as it:
+            entries = list(it)
+        # Name order, so which of two links to one folder is walked (the other is skipped as
+        # seen) is decided by the names, not by the order the disk lists them in; reversed,
+        # because the stack pops the last folder pushed first.
+        entries.sort(key=lambda e: e.name, reverse=True)
+        for e in entries:
             try:
-                st = e.stat()
-            except OSError:
-                continue  # a dangling link is not a file
-            if not e.is_file():
+                is_dir = e.is_dir()  # follows symlinks, like the original
+            except OSError:  # a link to itself (ELOOP): neither a folder nor a file
                 continue
-            out.append((rel_prefix + e.name, st.st_size, st.st_mtime_ns))
+            if is_dir:
+                if e.name.startswith(".") or e.name in SKIPPED_DIRS:
+                    continue
+                st = e.stat()
+                ident = (st.st_dev, st.st_ino)
+                if ident in seen:  # a symlink loop, or a second link to a folder already walked
+                    continue
+                seen.add(ident)
+                label, escaped = _named(e.name)
+                pending.append((Path(e.path), prefix + label + "/", bad or escaped))
+            elif e.name.lower().endswith(".md"):
+                try:
+                    st = e.stat()
+                    if not e.is_file():
+                        continue
+                except OSError:
+                    continue  # a dangling link is not a file
+                label, escaped = _named(e.name)
+                problem = (
+                    BAD_NAME
+                    if bad or escaped
+                    else too_large(st.st_size)
+                    if st.st_size > MAX_NOTE_BYTES
+                    else None
+                )
+                out.append((prefix + label, st.st_size, st.st_mtime_ns, problem))
 
 
 def discover(given: str, include_private: bool) -> BaseSnapshot:
     root = Path(given)
     if not root.is_dir():
         reason = "no such directory" if not root.exists() else "not a directory"
-        raise WalkError(f"cannot read {given}: {reason}")
+        raise WalkError(f"cannot read {shown(given)}: {reason}")
+    # A base's names are printed on every surface and stamped on index rows: a folder name
+    # that is not UTF-8 or holds a line break is shown escaped (the real path is `root`).
     try:
         canonical = root.resolve(strict=True)
-        name = canonical.name or str(root)
+        name = shown(canonical.name or str(root))
     except OSError:
-        name = root.name or str(root)
-    agent_name = root.name or given
+        name = shown(root.name or str(root))
+    agent_name = shown(root.name or given)
     agent_txt = read_text(root / "agent.txt")
     layer = private_layer(
         agent_txt, root.resolve().name if root.name in ("", ".", "..") else root.name
     )
-    raw: list[tuple[str, int, int]] = []
+    raw: list[tuple[str, int, int, str | None]] = []
     try:
         st = root.stat()
         _walk(root, "", raw, {(st.st_dev, st.st_ino)})
     except OSError as e:
-        raise WalkError(f"cannot read {given}: {e.strerror or e}") from e
-    raw.sort(key=lambda r: r[0])
+        raise WalkError(f"cannot read {shown(given)}: {e.strerror or e}") from e
+    raw.sort(key=lambda r: (r[0], r[3] is not None))  # a readable file before a look-alike
     files: list[FileStat] = []
     skipped = 0
-    for rel, size, mtime in raw:
+    for i, (rel, size, mtime, problem) in enumerate(raw):
+        if i and raw[i - 1][0] == rel:  # two refused names that render alike: one row
+            continue
         private = layer.covers(rel)
         if private and not include_private:
             skipped += 1
             continue
-        files.append(FileStat(rel, size, mtime, private))
+        files.append(FileStat(rel, size, mtime, private, problem))
     rels = {f.rel for f in files}
     map_rel = next((m for m in MAP_NAMES if m in rels), None)
     alias_text = read_text(root / "kb-aliases.txt")
     alias_problem = None
     if alias_text is None and (root / "kb-aliases.txt").exists():
         alias_problem = (
-            f"{given}/kb-aliases.txt is not readable UTF-8 text; its aliases were ignored"
+            f"{shown(given)}/kb-aliases.txt is not readable UTF-8 text; its aliases were ignored"
         )
     return BaseSnapshot(
         given=given,

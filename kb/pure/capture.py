@@ -20,6 +20,10 @@ Rules of this module:
 - The file name is `{today}-session-{safe id}.md`. A deposit already there with different
   text is never replaced; the next free `-{n}` name is used instead (`alternate_name`), so
   a session resumed on the same day after a capture loses nothing.
+- A `--conclusion` that is already the record's last event is not recorded again: that is a
+  capture killed after recording it and run again, and a second copy would put the
+  conclusion twice in the deposit (or, when the first deposit was already written, make a
+  second deposit beside it).
 """
 
 from __future__ import annotations
@@ -29,11 +33,25 @@ from collections.abc import Sequence
 from attrs import frozen
 
 from kb.pure.scrub import scrub
-from kb.pure.session import Concluded, Event, Refused, Routed, safe_session
+from kb.pure.session import (
+    Concluded,
+    Event,
+    Refused,
+    Routed,
+    event_line,
+    parse_event,
+    safe_session,
+)
 
 NOTHING_RECORDED = "the session produced nothing to capture"
 NO_OWNER = "no agent was routed in this session, so the deposit has no owner"
 NO_SESSION = "kb capture: no session named. Pass --session, or the hook payload on stdin."
+
+
+def already_recorded(events: Sequence[Event], conclusion: str) -> bool:
+    """True when the record's last event is `conclusion` (scrubbed, as it is recorded)."""
+    recorded = parse_event(event_line(Concluded(conclusion)).rstrip("\n"))
+    return bool(events) and recorded is not None and events[-1] == recorded
 
 
 @frozen

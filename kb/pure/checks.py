@@ -42,12 +42,12 @@ from attrs import frozen
 
 from kb.pure.entries import dead_keys
 from kb.pure.header import front_matter, header_of, lines_of
-from kb.pure.links import citations, wikilinks
+from kb.pure.links import CITE_OPEN, citations, wikilinks
 from kb.pure.listing import PROVENANCES, STAGES
 from kb.pure.manifest import PrivateLayer
 from kb.pure.paths import is_exempt, stem_of
 from kb.pure.sources import NOT_A_KEY, Record, bibliography_line, is_key
-from kb.pure.style import bibliography_entry, dash_findings
+from kb.pure.style import EM_DASH, EN_DASH, bibliography_entry, dash_findings
 
 Level = Literal["error", "warning"]
 
@@ -145,7 +145,7 @@ def stems_of(rels: Iterable[str]) -> dict[str, list[str]]:
 
 def link_findings(rel: str, text: str, by_stem: Mapping[str, Sequence[str]]) -> list[Finding]:
     """E01 and W01: wikilinks resolve by exact, case-sensitive stem inside the base."""
-    if rel.startswith(LINK_EXEMPT):
+    if rel.startswith(LINK_EXEMPT) or "[[" not in text:  # no marker, no link: skip the scan
         return []
     out: list[Finding] = []
     for line, target in wikilinks(text):
@@ -169,6 +169,8 @@ def link_findings(rel: str, text: str, by_stem: Mapping[str, Sequence[str]]) -> 
 
 def dash_checks(rel: str, text: str) -> list[Finding]:
     """W03: the first em or en dash of each line that is not a bibliography line."""
+    if EM_DASH not in text and EN_DASH not in text:  # most notes: skip the line scan
+        return []
     return [
         _warn(
             rel,
@@ -249,7 +251,12 @@ def note_findings(rel: str, text: str) -> list[Finding]:
     pairs = front_matter(text)
     keys = {k for k, _ in pairs}
     out: list[Finding] = []
-    sourced = "source" in keys or "type" in keys or bool(citations(text)) or _cites_in_prose(text)
+    sourced = (
+        "source" in keys
+        or "type" in keys
+        or (CITE_OPEN in text and bool(citations(text)))
+        or _cites_in_prose(text)
+    )
     if sourced:
         out += [
             _warn(
@@ -310,7 +317,7 @@ def citation_findings(
 ) -> tuple[list[Finding], set[str]]:
     """E05, W09, E08 for one file (each at most once per distinct token), and the known keys
     it cites."""
-    pointers = citations(text)
+    pointers = citations(text) if CITE_OPEN in text else []  # most notes cite nothing
     cited: set[str] = set()
     if not pointers:
         return [], cited
@@ -587,23 +594,54 @@ class FleetCheck:
         return 1 if self.errors or (strict and self.warnings) else 0
 
 
-def check_fleet(bases: Sequence[BaseFacts | Unreadable]) -> FleetCheck:
-    """Every base checked and reported in expansion order, a blank line between bases. A
-    base that could not be read is one line on stderr and counts as one error."""
-    stems = [(b.label, folded_stems(b.rels)) for b in bases if isinstance(b, BaseFacts)]
+@frozen
+class BaseCheck:
+    """One base judged: its report, its stderr line when it could not be read, its counts."""
+
+    stdout: str
+    stderr: str
+    errors: int
+    warnings: int
+
+
+def fleet_stems(bases: Iterable[tuple[str, Iterable[str]]]) -> list[tuple[str, frozenset[str]]]:
+    """(label, folded stems) for each readable base given as (label, rels): all the cross-base
+    hint needs to know about the other bases, so no base's text has to be held for it."""
+    return [(label, folded_stems(rels)) for label, rels in bases]
+
+
+def judge_base(
+    base: BaseFacts | Unreadable, stems: Sequence[tuple[str, frozenset[str]]]
+) -> BaseCheck:
+    """One base checked and rendered. A base that could not be read is one line on stderr
+    and counts as one error."""
+    if isinstance(base, Unreadable):
+        return BaseCheck("", f"kb: {base.message}\n", 1, 0)
+    findings = with_cross_base_hint(check_base(base), base.label, stems)
+    errors, warnings = counts(findings)
+    return BaseCheck(base_report(base, findings), "", errors, warnings)
+
+
+def fleet_check(judged: Iterable[BaseCheck]) -> FleetCheck:
+    """The bases' reports in order, a blank line before every base after the first.
+
+    `judged` may be a generator that reads each base only when its turn comes (what
+    `kb check` does): then only one base's text is in memory at a time, not the fleet's.
+    """
     out: list[str] = []
     err: list[str] = []
     errors = warnings = 0
-    for i, base in enumerate(bases):
+    for i, j in enumerate(judged):
         if i:
             out.append("\n")
-        if isinstance(base, Unreadable):
-            err.append(f"kb: {base.message}\n")
-            errors += 1
-            continue
-        findings = with_cross_base_hint(check_base(base), base.label, stems)
-        e, w = counts(findings)
-        errors += e
-        warnings += w
-        out.append(base_report(base, findings))
+        out.append(j.stdout)
+        err.append(j.stderr)
+        errors += j.errors
+        warnings += j.warnings
     return FleetCheck("".join(out), "".join(err), errors, warnings)
+
+
+def check_fleet(bases: Sequence[BaseFacts | Unreadable]) -> FleetCheck:
+    """Every base checked and reported in expansion order (all of them already read)."""
+    stems = fleet_stems((b.label, b.rels) for b in bases if isinstance(b, BaseFacts))
+    return fleet_check(judge_base(b, stems) for b in bases)

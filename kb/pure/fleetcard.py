@@ -1,4 +1,9 @@
-"""`kb fleet`: who the fleet is, read from manifests and folder names, never the index."""
+"""`kb fleet`: who the fleet is, read from manifests and folder names, never the index.
+
+Every name, role and root is printed through `printable`: a folder name or an agent.txt
+value holding a control character (a CR survives a manifest line) must not split or
+overwrite a line of the card.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from collections.abc import Sequence
 from attrs import frozen
 
 from kb.pure.manifest import Manifest
+from kb.pure.names import printable
 
 
 @frozen
@@ -35,16 +41,18 @@ SOURCE_LINE = (
 
 
 def describe(fleet: Card, members: Sequence[Member]) -> str:
-    lines = [f"FLEET: {fleet.name}"]
+    lines = [f"FLEET: {printable(fleet.name)}"]
     lines.append(
-        f"ROLE: {fleet.role}" if fleet.role else "ROLE: not set. Add a `role = ` line to fleet.txt."
+        f"ROLE: {printable(fleet.role)}"
+        if fleet.role
+        else "ROLE: not set. Add a `role = ` line to fleet.txt."
     )
     lines.append(f"AGENTS: {len(members)}")
     for m in members:
         lines.append("")
-        lines.append(f"- {m.name}")
-        lines.append(f"  root: {m.root}")
-        lines.append(f"  role: {m.role if m.role else 'not set in agent.txt'}")
+        lines.append(f"- {printable(m.name)}")
+        lines.append(f"  root: {printable(m.root)}")
+        lines.append(f"  role: {printable(m.role) if m.role else 'not set in agent.txt'}")
     if not members:
         lines.append("")
         lines.append("The fleet has no agents yet.")

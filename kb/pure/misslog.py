@@ -5,9 +5,11 @@ Rules of this module:
   question as first spelled; an indented `looked like:` line keeps what was offered back.
 - Most asked first, then by question. A repeat bumps the count and the last date and
   replaces what was offered (the newest offer is the one worth reading).
+- A recorded question is one line: a CR or LF in it becomes a space (other spacing is kept).
 - The parser is forgiving: comment and blank lines are skipped, a line whose count is not a
-  number is skipped, a later duplicate overwrites an earlier one, and a torn last line
-  (a writer killed mid-line) reads as whatever fields it still has or as nothing.
+  number (or is longer than 18 digits) is skipped, a later duplicate overwrites an earlier
+  one, and a torn last line (a writer killed mid-line) reads as whatever fields it still has
+  or as nothing.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def parse(text: str) -> list[Miss]:
         if not body or body.startswith("#"):
             continue
         fields = body.split(None, 3)
-        if len(fields) < 4 or not fields[0].isdigit() or not fields[0].isascii():
+        if len(fields) < 4 or not _is_count(fields[0]):
             last_key = None
             continue
         question = fields[3].strip()
@@ -70,6 +72,12 @@ def parse(text: str) -> list[Miss]:
     return ordered(by_key.values())
 
 
+def _is_count(field: str) -> bool:
+    # Eighteen digits is a billion billion refusals; a longer run of digits is damage, and past
+    # 4,300 digits `int()` itself raises.
+    return field.isascii() and field.isdigit() and len(field) <= 18
+
+
 def ordered(misses: Iterable[Miss]) -> list[Miss]:
     return sorted(misses, key=lambda m: (-m.count, m.question))
 
@@ -77,7 +85,10 @@ def ordered(misses: Iterable[Miss]) -> list[Miss]:
 def record(
     misses: Sequence[Miss], question: str, looked_like: Sequence[str], today: str
 ) -> list[Miss]:
-    q = question.strip()
+    # A line break would split the question's row (and a CR hide it): each becomes a space.
+    q = question.replace("\r", " ").replace("\n", " ").strip()
+    offered = (w.replace("\r", " ").replace("\n", " ").strip() for w in looked_like)
+    looked_like = [w for w in offered if w]  # as the parser reads it back
     if not q:
         return list(misses)
     key = q.lower()

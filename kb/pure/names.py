@@ -41,13 +41,17 @@ def is_plain_component(name: str) -> bool:
 
 def printable(value: str) -> str:
     """`value` as one line of a message: control characters (a newline above all, which
-    would split a one-line error in two) shown as escapes, everything else as typed."""
+    would split a one-line error in two) shown as escapes, a lone surrogate (a byte of a
+    file name that is not UTF-8, as the OS hands it over) as U+FFFD, which any stream can
+    write, everything else as typed."""
     if value.isprintable():  # no control character at all: the common case, at C speed
         return value  # (the walk calls this for every name: 0.24 s per 10,000 files without)
     out: list[str] = []
     for c in value:
         code = ord(c)
-        if c in "\n\r\t":
+        if 0xD800 <= code <= 0xDFFF:
+            out.append("\ufffd")
+        elif c in "\n\r\t":
             out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t"}[c])
         elif code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0 or c in "\u2028\u2029":
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")

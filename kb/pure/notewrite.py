@@ -24,6 +24,11 @@ Rules of this module:
 - No line is written with trailing whitespace: an empty summary gives `**Exists to:**` and
   an entry `- **[[slug]]**`, not the same with a dangling space an editor would strip.
 - Every value echoed in a message goes through `printable`, so a refusal stays one line.
+- A note already on disk is never written over. One exception finishes a write instead of
+  refusing it: the note there is byte for byte the one this write would create and the map
+  does not link it yet. That is an earlier write of this very note killed between its two
+  steps (the note is linked into place first, the map replaced second), and writing the
+  map alone completes it without changing a byte of the note.
 """
 
 from __future__ import annotations
@@ -153,6 +158,12 @@ def prepare(req: NoteRequest) -> Result[Note, Refused]:
 
 
 # -- the map ---------------------------------------------------------------------------------
+
+
+def interrupted(on_disk: bytes, note: Note, map_text: str) -> bool:
+    """True when `on_disk` (the note file there) is exactly `note` and the map does not link
+    it: an earlier write of it was killed after the note and before the map."""
+    return on_disk == note.text.encode("utf-8") and f"[[{note.slug}]]" not in map_text
 
 
 def section_heading(folder: str) -> str:

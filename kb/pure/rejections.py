@@ -68,7 +68,7 @@ def parse(text: str) -> tuple[Row, ...]:
         if len(fields) < 7:
             continue
         try:
-            count = int(fields[0].strip())
+            count = int(fields[0].strip()) if len(fields[0]) <= 18 else 1  # longer is damage
         except ValueError:
             count = 1
         rows.append(

@@ -25,6 +25,8 @@ Rules of this module:
   keeps its first spelling.
 - Ranking is by how often the same fault was filed and by nothing else: misroutes count
   descending, ties in file order; abstentions count descending, then subject ascending.
+- The read-back reports show every value read from a log through `printable`, so a control
+  character a hand edit left in a field cannot split or overwrite a report line.
 - Reading never fails. Comment (`#`) and blank lines are skipped; a misroute row with
   fewer than 6 fields is skipped and an unparsable count reads as 1; an abstention row with
   fewer than 7 fields or an unparsable count is skipped. A torn last line (a writer killed
@@ -42,6 +44,7 @@ from attrs import evolve, frozen
 from returns.result import Failure, Result, Success
 
 from kb.pure.election import ascii_lower
+from kb.pure.names import printable
 
 MISROUTES_NAME = "kb-misroutes.txt"
 ABSTENTIONS_NAME = "kb-abstentions.txt"
@@ -89,7 +92,8 @@ def _lines(text: str) -> list[str]:
 
 def _count(field: str) -> int | None:
     value = field.strip()
-    return int(value) if value.isascii() and value.isdigit() else None
+    # More than 18 digits is damage, not a count (and past 4,300 `int()` itself raises).
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 18 else None
 
 
 # -- misroutes ----------------------------------------------------------------------------
@@ -499,12 +503,12 @@ def shown_count(top: int) -> int:
 
 
 def _span(first: str, last: str) -> str:
-    return f"({first} to {last})"
+    return f"({printable(first)} to {printable(last)})"
 
 
 def misroutes_report(log: str, rows: Sequence[Misroute], top: int) -> str:
     """`kb misroutes`: the log most filed first, bounded to max(top, 1) * 4 rows."""
-    out = [f"log:      {log}\n"]
+    out = [f"log:      {printable(log)}\n"]
     if not rows:
         out.append(
             "\n"
@@ -517,11 +521,12 @@ def misroutes_report(log: str, rows: Sequence[Misroute], top: int) -> str:
     out.append(f"reported: {len(rows)} distinct, {total} in total\n")
     for m in ordered_misroutes(rows)[: shown_count(top)]:
         out.append(
-            f"\n   {m.count}x  {m.chose} to {m.owner or 'nobody'}  {_span(m.first, m.last)}\n"
-            f"        {m.message}\n"
+            f"\n   {m.count}x  {printable(m.chose)} to {printable(m.owner or 'nobody')}  "
+            f"{_span(m.first, m.last)}\n"
+            f"        {printable(m.message)}\n"
         )
         if m.why:
-            out.append(f"        why: {m.why}\n")
+            out.append(f"        why: {printable(m.why)}\n")
     out.append(
         "\n"
         "  A count above one is a standing defect in these agents' keys or aliases, not bad\n"
@@ -554,26 +559,26 @@ def abstentions_report(
     """`kb abstentions`: totals over `every` row, then the `shown` rows (the first
     `shown_count(top)`), each with `now[i]`, the `contenders_text` of today's totals."""
     if not every:
-        return f"log:      {log}\n" + ABSTENTIONS_EMPTY
+        return f"log:      {printable(log)}\n" + ABSTENTIONS_EMPTY
     if len(now) != len(shown):
         raise ValueError("every abstention shown needs its `scored now` line")
     total = sum(a.count for a in every)
     out = [
-        f"log:      {log}\n",
+        f"log:      {printable(log)}\n",
         f"recorded: {len(every)} distinct subject(s), {total} abstention(s) in total\n",
     ]
     for a, today in zip(shown, now, strict=True):
-        nearest = f"nearest {a.nearest}" if a.nearest else "no agent near enough to name"
+        nearest = f"nearest {printable(a.nearest)}" if a.nearest else "no agent near enough to name"
         out.append(
-            f"\n   {a.count}x  {a.coverage}, {nearest}  {_span(a.first, a.last)}\n"
-            f"        subject: {a.subject or '(unnamed)'}\n"
-            f"        message: {a.message}\n"
+            f"\n   {a.count}x  {printable(a.coverage)}, {nearest}  {_span(a.first, a.last)}\n"
+            f"        subject: {printable(a.subject) or '(unnamed)'}\n"
+            f"        message: {printable(a.message)}\n"
         )
         if a.reason:
-            out.append(f"        reason:  {a.reason}\n")
+            out.append(f"        reason:  {printable(a.reason)}\n")
         out.append(
-            f"        scored then: {a.contenders or 'nothing at all'}\n"
-            f"        scored now:  {today or 'nothing at all'}\n"
+            f"        scored then: {printable(a.contenders) or 'nothing at all'}\n"
+            f"        scored now:  {printable(today) or 'nothing at all'}\n"
         )
     out.append(ABSTENTIONS_CLOSING)
     return "".join(out)

@@ -14,6 +14,8 @@ Rules of this module (workflow-verbs.md §5):
 - A record is refused for the first of: a stem that is not a key; a missing or unknown
   type; a missing or unknown retrieval status; a `replaces` that is not a key or is the
   record's own key; a missing title; a missing retrieved_on. Dates and years are free text.
+- A refusal is one line: a stem or value quoted in it goes through `printable`, so a CR in
+  a record or a newline in a file name cannot split the message.
 - The bibliography line is a byte-exact contract (`kb check` compares it byte for byte),
   so it is built by one function here and nowhere else.
 - The CSL projection is export only; nothing reads CSL back.
@@ -33,6 +35,7 @@ if TYPE_CHECKING:  # returns costs ~16 ms to import; only parsing a record needs
     from returns.result import Result
 
 from kb.pure.header import lines_of
+from kb.pure.names import printable
 
 ALPHABET = "23456789ABCDEFGHIJKLMNPQRSTUVWXYZ"
 KEY_LENGTH = 10
@@ -114,13 +117,13 @@ def _pairs(text: str) -> list[tuple[str, str]]:
 
 
 def _one_of(field: str, value: str, legal: tuple[str, ...]) -> str:
-    return f"{field} is `{value}`, which is not one of {', '.join(legal)}"
+    return f"{field} is `{printable(value)}`, which is not one of {', '.join(legal)}"
 
 
 def record_problem(stem: str, fields: dict[str, str]) -> str | None:
     """The first reason (§5.2 order) a record with this stem and these fields is refused."""
     if not is_key(stem):
-        return f"`{stem}` is not a key: {NOT_A_KEY}"
+        return f"`{printable(stem)}` is not a key: {NOT_A_KEY}"
     kind = fields.get("type")
     if kind is None:
         return "no `type =` line"
@@ -134,7 +137,7 @@ def record_problem(stem: str, fields: dict[str, str]) -> str | None:
     replaces = fields.get("replaces")
     if replaces is not None:
         if not is_key(replaces):
-            return f"replaces is `{replaces}`, which is not a key"
+            return f"replaces is `{printable(replaces)}`, which is not a key"
         if replaces == stem:
             return "replaces names this record, so it supersedes itself"
     if "title" not in fields:
@@ -259,7 +262,7 @@ def draft_problem(draft: Draft, existing: frozenset[str], base: str) -> str | No
         return _one_of("retrieval-status", draft.retrieval_status, STATUSES)
     if draft.replaces is not None:
         if not is_key(draft.replaces):
-            return f"replaces is `{draft.replaces}`, which is not a key: {NOT_A_KEY}"
+            return f"replaces is `{printable(draft.replaces)}`, which is not a key: {NOT_A_KEY}"
         if draft.replaces not in existing:
             return (
                 f"replaces names `{draft.replaces}`, but {base} has no "

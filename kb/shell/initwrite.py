@@ -75,6 +75,19 @@ def _create(
 # -- kb write --------------------------------------------------------------------------------
 
 
+def _interrupted(note_path: str, map_path: str, note: nw.Note) -> bool:
+    """The note on disk is a regular file holding exactly `note`, and the map does not link
+    it (kb.pure.notewrite.interrupted); False whenever either cannot be read."""
+    try:
+        if os.path.islink(note_path) or not os.path.isfile(note_path):
+            return False
+        on_disk = Path(note_path).read_bytes()
+        map_text = Path(map_path).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return nw.interrupted(on_disk, note, map_text)
+
+
 def write(inp: WriteInput) -> Outcome:
     if inp.agent is None or inp.slug is None:
         return _usage_error(nw.NEEDS)
@@ -93,7 +106,8 @@ def write_note(inp: WriteInput, body: str) -> Outcome:
     """Everything `kb write` does after the body is read (the library and tests call this)."""
     from returns.result import Failure
 
-    from kb.io.notewrite import WriteFailed, write_note_and_map
+    from kb.io.lockfile import LockBusy
+    from kb.io.notewrite import map_locked
 
     agent, slug = inp.agent or "", inp.slug or ""
     request = nw.NoteRequest(
@@ -125,7 +139,19 @@ def write_note(inp: WriteInput, body: str) -> Outcome:
     if not os.path.isfile(map_path):
         return _fail(nw.no_map(root))
     note_path = nw.join(root, note.folder, f"{note.slug}.md")
-    if os.path.lexists(note_path):
+    try:
+        with map_locked(Path(map_path)):  # one writer at a time reads, places, rewrites
+            return _place(note, note_path, map_path)
+    except LockBusy as e:
+        return _fail(nw.cannot_write(map_path, str(e)))
+
+
+def _place(note: nw.Note, note_path: str, map_path: str) -> Outcome:
+    """Write the note and its map entry (the map's lock is held)."""
+    from kb.io.notewrite import WriteFailed, write_map, write_note_and_map
+
+    finish = os.path.lexists(note_path)
+    if finish and not _interrupted(note_path, map_path, note):
         return _fail(nw.note_exists(note_path))
     try:
         map_text = Path(map_path).read_bytes().decode("utf-8")
@@ -134,9 +160,14 @@ def write_note(inp: WriteInput, body: str) -> Outcome:
         return _fail(nw.cannot_read(map_path, reason))
     placed = nw.insert_entry(map_text, note.folder, note.entry)
     try:
-        write_note_and_map(Path(note_path), note.text, Path(map_path), placed.text)
+        if finish:  # a write of this very note was killed before its map: finish it
+            write_map(Path(map_path), placed.text)
+        else:
+            write_note_and_map(Path(note_path), note.text, Path(map_path), placed.text)
     except FileExistsError:  # created between the check above and the write
         return _fail(nw.note_exists(note_path))
     except WriteFailed as e:
         return _fail(nw.cannot_write(str(e.path), e.reason))
+    except OSError as e:  # the map alone, when finishing
+        return _fail(nw.cannot_write(map_path, e.strerror or str(e)))
     return Outcome(stdout=nw.report(note_path, map_path, note.folder, note, placed.section_created))

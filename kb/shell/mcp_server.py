@@ -180,21 +180,33 @@ def serve(
         stderr.write(banner(memory, include_private, "stdio."))
         stderr.flush()
         server = Server(memory, top)
-        for raw in stdin:
-            line = raw.strip()
-            if not line:
-                continue
-            try:
-                message = parse_line(line)
-            except ParseError as e:
-                reply: dict[str, Any] | None = _error(None, -32700, f"parse error: {e}")
-            else:
-                reply = server.handle(message)
+        # Bytes, when the stream has them: a line that is not UTF-8 is then a parse error
+        # like any other, not a UnicodeDecodeError out of the loop (how a text stdin decodes
+        # depends on the locale).
+        for raw in getattr(stdin, "buffer", stdin):
+            reply = answer_line(server, raw)
             if reply is None:
                 continue
             try:
-                stdout.write(dumps_line(reply))
+                stdout.write(reply)
                 stdout.flush()
             except OSError:
                 return 1
     return 0
+
+
+def answer_line(server: Server, raw: str | bytes) -> str | None:
+    """The reply line (with its newline) to one line read from the client, or None when
+    nothing is owed (a blank line, a notification). Every line gets a JSON-RPC result or
+    error; bytes that are not UTF-8 or JSON are -32700."""
+    text = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes) else raw
+    line = text.strip(" \t\r\n")  # JSON's whitespace: a line of `\x1c` is not blank
+    if not line:
+        return None
+    try:
+        message = parse_line(line)
+    except ParseError as e:
+        reply: dict[str, Any] | None = _error(None, -32700, f"parse error: {e}")
+    else:
+        reply = server.handle(message)
+    return None if reply is None else dumps_line(reply)

@@ -73,9 +73,12 @@ def capture(inp: CaptureInput) -> Outcome:
     events_file = io.events_path(root, session)
     conclusion = inp.conclusion
     if conclusion is not None and conclusion.strip():
+        # scrubbed before it touches the disk: the events file is a file like any other
+        scrubbed = scrub(conclusion)
         try:
-            # scrubbed before it touches the disk: the events file is a file like any other
-            io.append_event(root, session, Concluded(scrub(conclusion)))
+            recorded = parse_events(io.decode(io.read_bytes(events_file)))
+            if not cap.already_recorded(recorded, scrubbed):  # a killed capture's retry
+                io.append_event(root, session, Concluded(scrubbed))
         except OSError as e:
             return _capture_error(f"cannot record the conclusion in {events_file}: {_reason(e)}")
     try:
