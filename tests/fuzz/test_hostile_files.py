@@ -294,22 +294,43 @@ def test_refusals_are_one_line(indexed: Path, kb: RunKb, args: list[str], says: 
     assert says in out.stderr
 
 
+# Run by a fresh, small interpreter: Linux carries a parent's peak RSS into a forked
+# child's ru_maxrss, so a `kb` forked straight from a pytest process of 300 MB would report
+# 300 MB whatever it used. Forked from this ~10 MB helper, it reports its own peak.
+_RSS_HELPER = """
+import json, os, subprocess, sys
+with open(sys.argv[1], "wb") as out:
+    proc = subprocess.Popen(sys.argv[2:], stdout=out, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+print(json.dumps([os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024]))
+"""
+
+
 def _wait4_rss(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, int, str]:
     """(exit code, peak resident set size in bytes, stdout) of one `kb` process, from the
     rusage `wait4` reports for exactly that child."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     out_path = cwd.parent / "rss-stdout.txt"
-    with open(out_path, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "kb.shell.main", *args],
-            cwd=cwd,
-            env={**full_env, **env},
-            stdout=out,
-            stderr=subprocess.DEVNULL,
-        )
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, usage.ru_maxrss * 1024, out_path.read_text("utf-8")
+    helper = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _RSS_HELPER,
+            str(out_path),
+            sys.executable,
+            "-m",
+            "kb.shell.main",
+            *args,
+        ],
+        cwd=cwd,
+        env={**full_env, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    code, peak = json.loads(helper.stdout)
+    return int(code), int(peak), out_path.read_text("utf-8")
 
 
 def test_large_files_are_not_read_whole(tmp_path: Path, kb: RunKb) -> None:
