@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from attrs import frozen
 
+from kb.pure.names import printable
+
 if TYPE_CHECKING:  # returns costs ~16 ms to import; only a facet check needs it at run time
     from returns.result import Result
 
@@ -96,7 +98,8 @@ def row_line(row: Row) -> str:
     if row.private:
         tags.append("private")
     line = f"{row.base}/{row.path}  [{', '.join(tags)}]"
-    return f"{line}  {row.title}" if row.title else line
+    # A title is the file's own first heading: a CR or NUL in it must not break the row.
+    return f"{line}  {printable(row.title)}" if row.title else line
 
 
 def row_json(row: Row) -> dict[str, object]:

@@ -12,6 +12,7 @@ from attrs import frozen
 
 from kb.pure.fusion import Found, no_agreement
 from kb.pure.keyword import KeywordHit
+from kb.pure.names import printable
 from kb.pure.shortfall import wrap
 
 PATHS_SHOWN = 8
@@ -86,7 +87,7 @@ class RouteView:
 
 def route_text(v: RouteView) -> str:
     lines = [
-        f"question: {v.question}",
+        f"question: {printable(v.question)}",  # a line break in it must not split the report
         # Fixed plural words: the line is parsed by scripts, and the original never inflects it.
         f"indexed:  {v.entries} entries across {v.agents} agents, {v.aliases} aliases",
         "",
