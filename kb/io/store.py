@@ -80,20 +80,6 @@ CREATE TABLE IF NOT EXISTS headers (
 # a signed 64-bit integer and raises OverflowError past it: every limit is clamped to it.
 SQL_LIMIT_MAX = 2**63 - 1
 
-SEARCH_SQL = """
-SELECT chunks.base, chunks.path, chunks.heading_path,
-       snippet(chunks, 3, '', '', ' ... ', 14),
-       chunks.text, f.provenance, f.stage, f.captured_from,
-       bm25(chunks, 0.0, 0.0, 2.0, 1.0) AS score
-FROM chunks
-LEFT JOIN files f ON f.base = chunks.base AND f.path = chunks.path
-WHERE chunks MATCH ?
-  AND (? = 1 OR f.private = 0)
-ORDER BY score
-LIMIT ?
-"""
-
-
 # Ranking alone: bm25 over the matching rows, no snippet or text. Snippets are computed only
 # for the chunks of files the answer keeps (measured at 10,000 notes: 3.4 ms per base with
 # snippets for 30 rows, 0.5 ms ranking alone).
@@ -494,16 +480,10 @@ class Store:
         return kept or list(terms)
 
     def search(self, terms: Sequence[str], limit: int, include_private: bool) -> list[TextHit]:
-        if not terms or limit <= 0:
-            return []
-        expr = " OR ".join(f'"{t}"' for t in self._prune(terms))
-        try:
-            rows = self.conn.execute(
-                SEARCH_SQL, (expr, int(include_private), min(limit, SQL_LIMIT_MAX))
-            ).fetchall()
-        except sqlite3.Error:
-            return []  # one base's failure never sinks the question
-        return [TextHit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in rows]
+        """The best chunks with their passages: `rank`, then `details` for the rows kept."""
+        expr, rows = self.rank(terms, limit, include_private)
+        found = self.details(expr, [rowid for rowid, _, _ in rows])
+        return [TextHit(base, path, *found[rowid]) for rowid, base, path in rows if rowid in found]
 
     def rank(
         self, terms: Sequence[str], limit: int, include_private: bool

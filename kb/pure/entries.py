@@ -161,18 +161,6 @@ def prepared_from(entry: Entry, sets: TokenSets) -> Prepared:
     )
 
 
-def sets_of(prepared: Prepared) -> TokenSets:
-    """The token sets of a prepared entry, in the cacheable form (sets in sorted order)."""
-    return (
-        tuple(sorted(prepared.bag)),
-        tuple((p.original, p.norm) for p in prepared.phrases),
-        tuple(sorted(prepared.title_tokens)),
-        tuple(sorted(prepared.stem_tokens)),
-        tuple(sorted(prepared.summary_tokens)),
-        tuple(" ".join(_key_tokens(k)) for k in prepared.entry.keywords),
-    )
-
-
 def prepare(entry: Entry) -> Prepared:
     return prepared_from(entry, token_sets(entry.stem, entry.title, entry.keywords, entry.summary))
 

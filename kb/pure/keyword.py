@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from attrs import frozen
 
-from kb.pure.entries import Entry, Prepared, TokenSets, prepared_from, sets_of
+from kb.pure.entries import Entry, Prepared, TokenSets, prepared_from, token_sets
 
 W_KEYWORD = 6.0
 W_PHRASE = 10.0
@@ -103,11 +103,9 @@ class KeywordIndex:
         self._by_second_word = by_second_word
 
     @classmethod
-    def of(cls, prepared: Sequence[Prepared]) -> KeywordIndex:
-        """An index over entries prepared by the caller."""
-        index = cls([p.entry for p in prepared], [sets_of(p) for p in prepared])
-        index._prepared = dict(enumerate(prepared))
-        return index
+    def of(cls, entries: Sequence[Entry]) -> KeywordIndex:
+        """An index over entries whose token sets are not cached anywhere: tokenised here."""
+        return cls(entries, [token_sets(e.stem, e.title, e.keywords, e.summary) for e in entries])
 
     def key_norms(self) -> list[tuple[str, str]]:
         """Every entry's (key, normalised key) pairs, in entry and key order."""
@@ -123,12 +121,6 @@ class KeywordIndex:
         if found is None:
             found = self._prepared[i] = prepared_from(self._entries[i], self._sets[i])
         return found
-
-    @property
-    def df(self) -> dict[str, int]:
-        """Document frequency of every vocabulary word (built on demand: the scorer reads
-        the postings' lengths directly)."""
-        return {word: len(ids) for word, ids in self._postings.items()}
 
     def idf(self, term: str) -> float:
         ids = self._postings.get(term)

@@ -22,7 +22,7 @@ BIG_TOP = 10_000
 
 
 def index_of(es: list[Entry]) -> KeywordIndex:
-    return KeywordIndex.of([prepare(e) for e in es])
+    return KeywordIndex.of(es)
 
 
 def by_identity(hits: list[KeywordHit]) -> dict[int, KeywordHit]:
