@@ -18,22 +18,36 @@ from attrs import evolve, frozen
 from kb.io import clock, misslog
 from kb.io.store import FileHeader, Store, StoreError, token_sets_of
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots, fleet_manifest
-from kb.pure.aliases import expand_query
+from kb.pure.aliases import expand, expand_query, expansion_sources
 from kb.pure.election import AgentChoice, choose_agent_by_keyword
 from kb.pure.entries import Entry, Parsed, TokenSets, make_entry, token_sets
 from kb.pure.fleetcard import Member, card, describe
-from kb.pure.fusion import Found, Passage, TextHit, fuse, merge_round_robin
+from kb.pure.fusion import Found, Passage, TextHit, fuse
 from kb.pure.header import field_folded
-from kb.pure.keyword import KeywordHit, KeywordIndex
+from kb.pure.keyword import W_KEYWORD, KeywordHit, KeywordIndex
 from kb.pure.listing import Facets, Row, matches
 from kb.pure.paths import folder_of, kind_of, layer_of
 from kb.pure.remember import EVIDENCE_WIDTH, Remembered, propose
 from kb.pure.shortfall import shortfall
 from kb.pure.suggest import SUGGEST_LIMIT, SuggestIndex, suggest_among
-from kb.pure.verdict import Confidence, confidence_of
+from kb.pure.textrank import (
+    Candidate,
+    TextStats,
+    evidence_weights,
+    fleet_stats,
+    score_chunks,
+    term_weights,
+)
+from kb.pure.tokens import question_terms
+from kb.pure.verdict import HIT_COVERAGE, Confidence, confidence_of, evidence_for, judged
 
 KEYWORD_OVERSAMPLE = 4
 TEXT_OVERSAMPLE = 6
+# How many chunks each base's own index offers for fleet-wide scoring (more when a caller
+# asks for more results). Scoring re-reads each candidate's text, the bulk of a question's
+# time. On til-dev (9 bases) 15 a base ranked exactly as 30 did at 60% of the time; 10 lost
+# one top-1. Fixed, so asking for more results never reorders the first ones.
+BASE_CANDIDATES = 15
 PATHS_SHOWN = 8
 DEFAULT_TOP = 5
 
@@ -117,7 +131,7 @@ class Memory:
                 if indexed.get(h.rel) != h.hash:
                     self._changed.add((snap.name, h.rel))
                 if h.bucket == "entry":
-                    parsed = Parsed("entry", h.title, h.keys, h.purpose)
+                    parsed = Parsed("entry", h.title, h.keys, h.purpose, derived=h.derived)
                     entry = make_entry(snap.name, h.rel, parsed)
                     entries.append(entry)
                     keyed.append(h)
@@ -220,30 +234,84 @@ class Memory:
         return [h for h in self.keywords.rank(self.terms(question), top) if h.entry.rel]
 
     def search_text(self, terms: Sequence[str], limit: int) -> list[TextHit]:
-        # The index's own private column can be stale (a folder declared private after it
-        # was indexed), so every hit must also be a file this open found in scope.
-        per_base = [
-            [h for h in store.search(terms, limit, self.include_private) if h.path in scope]
-            for store, scope in zip(self._stores, self._in_scope, strict=True)
-        ]
-        return merge_round_robin(per_base, limit)
-
-    def _ranked_text(self, terms: Sequence[str], limit: int) -> tuple[list[TextHit], list[str]]:
-        """The merged text ranking as stubs (base, path, rowid; no text yet) and each base's
-        MATCH expression, so passages are fetched only for the files an answer keeps."""
-        per_base: list[list[TextHit]] = []
-        exprs: list[str] = []
-        for i, (store, scope) in enumerate(zip(self._stores, self._in_scope, strict=True)):
-            expr, rows = store.rank(terms, limit, self.include_private)
-            exprs.append(expr)
-            per_base.append(
-                [
-                    TextHit(base, path, "", "", "", None, None, None, rowid=rowid, source=i)
-                    for rowid, base, path in rows
-                    if path in scope
-                ]
+        """The best chunks on the fleet-wide scale, with their text and excerpts."""
+        stubs, exprs, _ = self._ranked_text(terms, limit)
+        wanted: dict[int, list[int]] = {}
+        for stub in stubs:
+            wanted.setdefault(stub.source, []).append(stub.rowid)
+        details = {
+            (i, rowid): row
+            for i, rowids in wanted.items()
+            for rowid, row in self._stores[i].details(exprs[i], rowids).items()
+        }
+        return [
+            evolve(
+                stub,
+                heading_path=d[0],
+                excerpt=d[1],
+                text=d[2],
+                provenance=d[3],
+                stage=d[4],
+                captured_from=d[5],
             )
-        return merge_round_robin(per_base, limit), exprs
+            for stub in stubs
+            for d in [details.get((stub.source, stub.rowid))]
+            if d is not None
+        ]
+
+    def _ranked_text(
+        self, terms: Sequence[str], limit: int
+    ) -> tuple[list[TextHit], list[str], TextStats]:
+        """One text ranking over every open base, as stubs (base, path, rowid, score; no
+        text yet), and each base's MATCH expression, so passages are fetched only for the
+        files an answer keeps. Each base's own index picks its best `limit` chunks; they are
+        scored again on the fleet's scale (`kb.pure.textrank`) and merged by that score.
+        The index's own private column can be stale (a folder declared private after it
+        was indexed), so every chunk must also be a file this open found in scope."""
+        candidates: list[Candidate] = []
+        exprs: list[str] = []
+        stats: list[TextStats] = []
+        forms: dict[str, set[str]] = {t: {t} for t in terms}
+        per_base = max(BASE_CANDIDATES, limit // TEXT_OVERSAMPLE)
+        if not terms or limit <= 0:
+            return [], ["" for _ in self._stores], fleet_stats(())
+        for i, (store, scope) in enumerate(zip(self._stores, self._in_scope, strict=True)):
+            base_stats, variants = store.text_stats(terms)
+            stats.append(base_stats)
+            for t, found in variants.items():
+                forms.setdefault(t, {t}).update(found)
+            words = [w for t in terms for w in variants.get(t, (t,))]
+            expr, rows = store.rank(words, per_base, self.include_private)
+            exprs.append(expr)
+            kept = [(rowid, base, path) for rowid, base, path in rows if path in scope]
+            texts = store.chunk_texts([rowid for rowid, _, _ in kept])
+            candidates += [
+                Candidate(base, path, rowid, i, *texts[rowid])
+                for rowid, base, path in kept
+                if rowid in texts
+            ]
+        fleet = fleet_stats(stats)
+        scored = score_chunks(
+            terms, candidates, fleet, {t: frozenset(v) for t, v in forms.items()}
+        )[:limit]
+        stubs = [
+            TextHit(
+                s.candidate.base,
+                s.candidate.path,
+                s.candidate.heading_path,
+                "",
+                "",
+                None,
+                None,
+                None,
+                rowid=s.candidate.rowid,
+                source=s.candidate.source,
+                score=s.score,
+                matched=s.matched,
+            )
+            for s in scored
+        ]
+        return stubs, exprs, fleet
 
     def _with_passages(
         self, found: Sequence[Found], stubs: Sequence[TextHit], exprs: Sequence[str]
@@ -271,13 +339,26 @@ class Memory:
         return tuple(out)
 
     def ask(self, question: str, top: int = DEFAULT_TOP) -> Answer:
-        terms = self.terms(question)
+        own = question_terms(question)
+        terms = expand(own, self.aliases)
         keyword = [h for h in self.keywords.rank(terms, top * KEYWORD_OVERSAMPLE) if h.entry.rel]
-        text, exprs = self._ranked_text(terms, top * TEXT_OVERSAMPLE)
-        confidence = confidence_of(keyword, {(t.base, t.path) for t in text}, self.entry_count())
+        text, exprs, stats = self._ranked_text(terms, top * TEXT_OVERSAMPLE)
+        weights = term_weights(own, stats)
+        complete = W_KEYWORD * sum(self.keywords.idf(t) for t in own)
+        fused = fuse(keyword, text, max(top, 2), weights, complete)
+        evidence = evidence_for(
+            fused[0] if fused else None,
+            keyword,
+            text,
+            evidence_weights(own, stats),
+            expansion_sources(own, self.aliases),
+            self.entry_count(),
+            sum(weights.values()),
+        )
+        confidence = judged(keyword, {(t.base, t.path) for t in text}, self.entry_count(), evidence)
         agent = choose_agent_by_keyword(keyword, self.routable_agents())
         first = keyword[0].entry if keyword else None
-        found = self._with_passages(fuse(keyword, text, top), text, exprs)
+        found = self._with_passages(fused[:top], text, exprs)
         return Answer(
             question=question,
             terms=tuple(terms),
@@ -319,9 +400,9 @@ class Memory:
         return shortfall(
             self.entry_count(),
             self.agent_count(),
-            confidence.floor,
-            confidence.keyword_score,
+            confidence.coverage,
             len(self.unreachable),
+            HIT_COVERAGE,
         )
 
     def recall_loss(self, question: str, confidence: Confidence) -> RecallLoss | None:

@@ -32,13 +32,19 @@ from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_
 from kb.pure.fusion import TextHit
 from kb.pure.header import field_exact, front_matter
 from kb.pure.paths import stem_of
+from kb.pure.textrank import TextStats
+from kb.pure.tokens import stem
 
 # Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 7
+HEADER_CACHE_VERSION = 8
 BUSY_TIMEOUT_MS = 5000
 CACHE_WRITE_BUSY_MS = 50  # the header cache is saved only if the write lock is free now
 PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
 SNIPPET_TOKENS = 14
+# A stem's variants are found by scanning the vocabulary from the stem as a prefix; a short
+# stem (`get`) prefixes many unrelated words, so the scan and the class are bounded.
+STEM_SCAN_MAX = 2000
+STEM_CLASS_MAX = 16
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
@@ -150,6 +156,10 @@ class FileHeader:
     # `token_sets_of` only when something scores). Both None for a file without keys.
     tokens: TokenSets | None = None
     tokens_cached: str | None = None
+    # `keys` were derived from the note's own text (no `Search for:` line); `derivable`:
+    # the note has words to be found by, so it is an entry outside the exempt folders.
+    derived: bool = False
+    derivable: bool = False
 
 
 @frozen
@@ -181,6 +191,8 @@ class Store:
         self._chunk_count: int | None = None
         self._span_map: SpanMap | None = None
         self._span_version = -1
+        self._vocab_ready = False
+        self._stem_cache: dict[str, list[tuple[str, int]]] = {}
 
     @classmethod
     def open(cls, root: Path) -> Store:
@@ -265,9 +277,11 @@ class Store:
                 _, _, h, bucket, title, purpose, parsed, tokens = row
                 decoded = _decode(parsed)
                 if decoded is not None:
-                    keys, front = decoded
+                    keys, front, derived, derivable = decoded
                     if bucket != "unreadable":  # the map may have changed since: ask again
-                        bucket = bucket_of(base.map_rel, f.rel, bool(keys))
+                        bucket = bucket_of(
+                            base.map_rel, f.rel, bool(keys) and not derived, derivable
+                        )
                     out.append(
                         FileHeader(
                             f.rel,
@@ -278,7 +292,9 @@ class Store:
                             keys,
                             purpose,
                             front,
-                            tokens_cached=tokens if keys else None,
+                            tokens_cached=tokens,
+                            derived=derived,
+                            derivable=derivable,
                         )
                     )
                     continue
@@ -299,7 +315,7 @@ class Store:
                 h.bucket,
                 h.title,
                 h.purpose,
-                json.dumps([h.keys, h.front], ensure_ascii=False),
+                json.dumps([h.keys, h.front, h.derived, h.derivable], ensure_ascii=False),
                 _stored(h.tokens),
             )
             for f, h in fresh
@@ -491,7 +507,7 @@ class Store:
         """The MATCH expression and the best (rowid, base, path) rows, best first."""
         if not terms or limit <= 0:
             return "", []
-        expr = " OR ".join(f'"{t}"' for t in self._prune(terms))
+        expr = " OR ".join(f'"{t}"' for t in self._prune(list(dict.fromkeys(terms))))
         limit = min(limit, SQL_LIMIT_MAX)
         try:
             spans = self._spans()
@@ -554,6 +570,68 @@ class Store:
                 return out
             window = min(window * 4, SQL_LIMIT_MAX)
 
+    def text_stats(self, terms: Sequence[str]) -> tuple[TextStats, dict[str, tuple[str, ...]]]:
+        """This index's chunk count, token count and, per question word, the chunk
+        frequency of its stem class, with the indexed words in that class (`commit` ->
+        commit, commits, committed): the fleet-wide scale of `kb.pure.textrank` and the
+        words the MATCH expression asks for. Read from FTS5's own bookkeeping: the averages
+        record and a `fts5vocab` view in the temp schema (so a read-only index serves too),
+        scanned by each stem as a prefix. Never raises: an index it cannot read counts as
+        empty and offers only the words themselves."""
+        variants: dict[str, tuple[str, ...]] = {t: (t,) for t in terms}
+        try:
+            if not self._vocab_ready:
+                self.conn.execute(
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab "
+                    "USING fts5vocab(main, chunks, 'row')"
+                )
+                self._vocab_ready = True
+            row = self.conn.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
+            counts = _varints(bytes(row[0])) if row else []
+            chunks = counts[0] if counts else 0
+            tokens = sum(counts[1:])
+            df: list[tuple[str, int]] = []
+            for term in dict.fromkeys(terms):
+                root = stem(term)
+                found = self._stem_class(root)
+                words = tuple(w for w, _ in found) or (term,)
+                variants[term] = words if term in words else (term, *words)
+                df.append((term, sum(d for _, d in found)))
+        except (sqlite3.Error, IndexError, TypeError):
+            return TextStats(0, 0, ()), variants
+        return TextStats(chunks, tokens, tuple(df)), variants
+
+    def _stem_class(self, root: str) -> list[tuple[str, int]]:
+        """Every indexed word whose stem is `root`, with its chunk frequency, capped at
+        `STEM_CLASS_MAX` words (a prefix scan of the vocabulary, cached per process)."""
+        cached = self._stem_cache.get(root)
+        if cached is not None:
+            return cached
+        upper = root[:-1] + chr(ord(root[-1]) + 1) if root else ""
+        rows = self.conn.execute(
+            "SELECT term, doc FROM temp.kb_vocab WHERE term >= ? AND term < ? LIMIT ?",
+            (root, upper, STEM_SCAN_MAX),
+        ).fetchall()
+        found = [(str(t), int(d)) for t, d in rows if stem(str(t)) == root][:STEM_CLASS_MAX]
+        self._stem_cache[root] = found
+        return found
+
+    def chunk_texts(self, rowids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """rowid -> (heading_path, text), for scoring candidates again."""
+        out: dict[int, tuple[str, str]] = {}
+        wanted = list(rowids)
+        try:
+            for start in range(0, len(wanted), 500):
+                part = wanted[start : start + 500]
+                marks = ",".join("?" * len(part))
+                for rowid, heading, text in self.conn.execute(
+                    f"SELECT rowid, heading_path, text FROM chunks WHERE rowid IN ({marks})", part
+                ):
+                    out[int(rowid)] = (str(heading or ""), str(text or ""))
+        except sqlite3.Error:
+            return {}
+        return out
+
     def details(
         self, expr: str, rowids: Sequence[int]
     ) -> dict[int, tuple[str, str, str, str | None, str | None, str | None]]:
@@ -566,6 +644,26 @@ class Store:
         except sqlite3.Error:
             return {}
         return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
+
+
+def _varints(data: bytes) -> list[int]:
+    """SQLite's big-endian varints (7 bits a byte, the ninth byte whole), as FTS5 writes its
+    averages record: the row count, then each column's token total."""
+    out: list[int] = []
+    i = 0
+    while i < len(data):
+        value = 0
+        for j in range(9):
+            byte = data[i]
+            i += 1
+            if j == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        out.append(value)
+    return out
 
 
 def _stored(sets: TokenSets | None) -> str | None:
@@ -592,12 +690,15 @@ def token_sets_of(h: FileHeader) -> TokenSets | None:
         return None
 
 
-def _decode(parsed: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]] | None:
-    """A cached row's keys and front matter; None when the row is not in the expected shape
-    (a damaged cache row then costs one re-read of the file, never a wrong answer)."""
+def _decode(
+    parsed: str,
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], bool, bool] | None:
+    """A cached row's keys, front matter and the two derivation flags; None when the row is
+    not in the expected shape (a damaged cache row then costs one re-read of the file, never
+    a wrong answer)."""
     try:
-        keys, front = json.loads(parsed)
-        return tuple(keys), tuple((k, v) for k, v in front)
+        keys, front, derived, derivable = json.loads(parsed)
+        return tuple(keys), tuple((k, v) for k, v in front), bool(derived), bool(derivable)
     except (ValueError, TypeError):
         return None
 
@@ -624,7 +725,7 @@ def read_header(
     parsed = parse_note(base.map_rel, f.rel, text)
     tokens = (
         token_sets(stem_of(f.rel), parsed.title, parsed.keys, parsed.purpose)
-        if parsed.keys
+        if parsed.keys or parsed.derivable
         else None
     )
     return FileHeader(
@@ -637,4 +738,6 @@ def read_header(
         parsed.purpose,
         front_matter(text),
         tokens,
+        derived=parsed.derived,
+        derivable=parsed.derivable,
     )

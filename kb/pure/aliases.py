@@ -11,13 +11,17 @@ Rules of this module:
 
 from __future__ import annotations
 
-from kb.pure.tokens import normalise
+from kb.pure.tokens import normalise, question_terms
 
 
-def expand(terms: list[str], aliases: tuple[tuple[str, str], ...]) -> list[str]:
+def _matching(
+    terms: list[str], aliases: tuple[tuple[str, str], ...]
+) -> list[tuple[list[str], list[str]]]:
+    """The (alias words, canonical words) of every alias line the question's own words match,
+    computed once against those words (never against what another line adds)."""
     query_norm = " ".join(terms)
-    out = list(terms)
-    present = set(out)
+    asked = frozenset(terms)
+    out: list[tuple[list[str], list[str]]] = []
     for alias, canonical in aliases:
         alias_words = normalise(alias)
         if not alias_words:
@@ -25,15 +29,38 @@ def expand(terms: list[str], aliases: tuple[tuple[str, str], ...]) -> list[str]:
         if len(alias_words) > 1:
             matches = " ".join(alias_words) in query_norm
         else:
-            matches = alias_words[0] in terms
+            matches = alias_words[0] in asked
         if matches:
-            for word in normalise(canonical):
-                if word not in present:
-                    out.append(word)
-                    present.add(word)
+            out.append((alias_words, normalise(canonical)))
+    return out
+
+
+def expand(terms: list[str], aliases: tuple[tuple[str, str], ...]) -> list[str]:
+    out = list(terms)
+    present = set(out)
+    for _, canonical in _matching(terms, aliases):
+        for word in canonical:
+            if word not in present:
+                out.append(word)
+                present.add(word)
     return out
 
 
 def expand_query(question: str, aliases: tuple[tuple[str, str], ...]) -> list[str]:
-    """The one term list both scorers receive."""
-    return expand(normalise(question), aliases)
+    """The one term list both scorers receive: the question's words, each once (a repeat is
+    not more evidence), then what the aliases add."""
+    return expand(question_terms(question), aliases)
+
+
+def expansion_sources(
+    terms: list[str], aliases: tuple[tuple[str, str], ...]
+) -> dict[str, tuple[str, ...]]:
+    """For each word `expand` adds to `terms`, the question words whose alias line added it:
+    evidence for the added word is evidence for them (what the verdict's coverage counts)."""
+    asked = frozenset(terms)
+    sources: dict[str, list[str]] = {}
+    for alias_words, canonical in _matching(terms, aliases):
+        for word in canonical:
+            if word not in asked:
+                sources.setdefault(word, []).extend(alias_words)
+    return {w: tuple(dict.fromkeys(ws)) for w, ws in sources.items()}

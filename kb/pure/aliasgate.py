@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from attrs import evolve, frozen
 
 from kb.pure.session import flatten
-from kb.pure.tokens import normalise
+from kb.pure.tokens import normalise, question_terms
 
 MAX_CANDIDATES = 3
 REJECTIONS_NAME = "kb-alias-rejections.txt"
@@ -102,7 +102,7 @@ def parse_reply(text: str) -> Reply:
 
 def alias_fires(question: str, alias: str) -> bool:
     """Whether the alias would expand this question (kb.pure.aliases' matching rule)."""
-    words = normalise(question)
+    words = question_terms(question)
     alias_words = normalise(alias)
     if not alias_words:
         return False

@@ -211,9 +211,9 @@ question, not for a report.
 
 def retrieval_line(confidence: Confidence) -> str:
     return (
-        f"WHAT RETRIEVAL THINKS. Top keyword score {confidence.keyword_score:.1f} against a "
-        f"floor of {confidence.floor:.1f}; verdict: {_PROMPT_VERDICT[confidence.verdict]}. "
-        "Below the floor, treat every passage as a lead, not an answer."
+        f"WHAT RETRIEVAL THINKS. The top file covers {confidence.coverage:.0%} of the "
+        f"question; verdict: {_PROMPT_VERDICT[confidence.verdict]}. "
+        "Short of a hit, treat every passage as a lead, not an answer."
     )
 
 
@@ -281,8 +281,8 @@ def answered_text(reply: str, found: Sequence[Found], mode: Mode, confidence: Co
     return (
         f"{reply.strip()}\n\n"
         f"sources served:{sources}\n"
-        f"mode: {mode.label} | confidence: score {confidence.keyword_score:.1f} vs floor "
-        f"{confidence.floor:.1f}; {verdict_phrase(confidence.verdict)}\n"
+        f"mode: {mode.label} | confidence: covers {confidence.coverage:.0%} of the question; "
+        f"{verdict_phrase(confidence.verdict)}\n"
     )
 
 

@@ -40,7 +40,7 @@ from typing import Literal
 
 from attrs import frozen
 
-from kb.pure.entries import dead_keys
+from kb.pure.entries import dead_keys, parse_note
 from kb.pure.header import front_matter, header_of, lines_of
 from kb.pure.links import CITE_OPEN, citations, wikilinks
 from kb.pure.listing import PROVENANCES, STAGES
@@ -188,14 +188,17 @@ def reach_findings(map_rel: str | None, rel: str, text: str) -> list[Finding]:
         return []
     keys = header_of(text).keys
     if not keys:
+        if parse_note(map_rel, rel, text).bucket == "entry":
+            return []  # keyed by its own title, file name, headings and front matter
         return [
             _error(
                 rel,
                 0,
                 "E02",
-                "not indexed: this file has no `Search for:` line, so the router builds no "
-                "entry for it and it scores zero on every question. Add one above the first "
-                "`##` heading; a file nobody can find might as well not exist",
+                "not indexed: this file is empty, or has no `Search for:` line and neither its "
+                "title, its file name, its headings nor its front matter hold a word to find "
+                "it by, so it scores zero on every question. Give it a `# Title` and some "
+                "text, or a `Search for:` line above the first `##` heading",
             )
         ]
     out: list[Finding] = []

@@ -197,7 +197,8 @@ def tail(
     lines += [
         "",
         "WHAT RETRIEVAL THINKS OF THAT.",
-        f"  Top score {confidence.keyword_score:.1f} against a floor of {confidence.floor:.1f}. "
+        f"  The top file covers {confidence.coverage:.0%} of the question; top keyword score "
+        f"{confidence.keyword_score:.1f}. "
         f"{agree} of the two independent scorers ranked the top file. It leads the runner-up "
         f"by {confidence.margin:.2f}x. Verdict: {_verdict_phrase(confidence)}.",
         "",

@@ -4,6 +4,12 @@ Rules of this module:
 - Every walked file lands in exactly one bucket: orientation/exempt, unreachable, or entry.
   Orientation is decided before the header is read, so a map that carries keys is still
   not an entry.
+- A note with a `Search for:` line is an entry keyed by it (declared keys). A note without
+  one, outside the exempt folders, is an entry too when it says anything about itself: its
+  keys are derived from its front matter and headings (`header.derived_keys`), and its
+  title and file name score as for every entry. Derived keys weigh less than declared ones
+  (`keyword.DERIVED_FACTOR`). Only an empty note, or one whose title, file name and derived
+  keys hold no word at all, is unreachable.
 - The keyword bag holds one-word keys that normalise to exactly one word. Phrases are keys
   whose normalised form has several words. A several-word key that normalises to one word
   (`long context` -> `context`) is in neither: a "dead key", reported by `kb check` W07.
@@ -18,7 +24,7 @@ from typing import Literal, NamedTuple
 
 from attrs import frozen
 
-from kb.pure.header import Header, first_heading, header_of
+from kb.pure.header import Header, derived_keys, first_heading, header_of
 from kb.pure.paths import is_exempt, is_orientation, stem_of
 from kb.pure.tokens import normalise
 
@@ -35,6 +41,8 @@ class Entry:
     title: str
     keywords: tuple[str, ...]
     summary: str
+    # True when `keywords` were derived from the note's own text, not declared.
+    derived: bool = False
 
 
 class Phrase(NamedTuple):
@@ -70,25 +78,41 @@ class Parsed:
     title: str
     keys: tuple[str, ...]
     purpose: str
+    # `keys` were derived (no `Search for:` line); `derivable`: the note has any word to be
+    # found by (derived keys, title or file name), so it can be an entry without declaring.
+    derived: bool = False
+    derivable: bool = False
 
 
-def bucket_of(map_rel: str | None, rel: str, has_keys: bool) -> Bucket:
+def bucket_of(map_rel: str | None, rel: str, has_keys: bool, derivable: bool = False) -> Bucket:
     """Which bucket a file lands in. It depends on which file is the base's map, so a cache
     keeps the keys and asks this again on every open (adding MAP.md demotes INDEX.md)."""
     if is_orientation(map_rel, rel):
         return "exempt"
     if has_keys:
         return "entry"
-    return "exempt" if is_exempt(map_rel, rel) else "unreachable"
+    if is_exempt(map_rel, rel):
+        return "exempt"
+    return "entry" if derivable else "unreachable"
 
 
 def parse_note(map_rel: str | None, rel: str, text: str) -> Parsed:
     header: Header = header_of(text)
+    title = first_heading(text)
+    if header.keys:
+        return Parsed(bucket_of(map_rel, rel, True), title, header.keys, header.purpose)
+    keys = derived_keys(text)
+    # An empty file says nothing about itself, whatever its name: nothing to serve.
+    derivable = bool(text.strip()) and bool(
+        any(_key_tokens(k) for k in keys) or normalise(title) or normalise(stem_of(rel))
+    )
     return Parsed(
-        bucket_of(map_rel, rel, bool(header.keys)),
-        first_heading(text),
-        header.keys,
+        bucket_of(map_rel, rel, False, derivable),
+        title,
+        keys,
         header.purpose,
+        derived=True,
+        derivable=derivable,
     )
 
 
@@ -173,6 +197,7 @@ def make_entry(base: str, rel: str, parsed: Parsed) -> Entry:
         title=parsed.title,
         keywords=parsed.keys,
         summary=parsed.purpose,
+        derived=parsed.derived,
     )
 
 

@@ -69,6 +69,7 @@ class RowFacts:
     keyword_us: int
     classifier: ClassifierVerdict | None = None
     classifier_us: int | None = None  # None: not asked; else the time the call took
+    coverage: float = 0.0  # the share of the question the top file covers (the verdict's)
 
 
 def _key_of(base_path: str | None) -> tuple[str, str] | None:
@@ -108,6 +109,7 @@ def facts_of(
         keyword_us=keyword_us,
         classifier=classifier,
         classifier_us=classifier_us,
+        coverage=confidence.coverage,
     )
 
 
@@ -211,6 +213,45 @@ class Summary:
     classifier_declined: int | None = None
     classifier_silent: int | None = None
     classifier_us: int | None = None
+    # The verdict, measured: every `hit` verdict and those whose first file is gold; the
+    # answerable questions refused outright; and the risk-coverage rows.
+    verdict_hits: int = 0
+    verdict_hits_right: int = 0
+    answerable_refused: int = 0
+    risk: tuple[RiskRow, ...] = ()
+
+
+@frozen
+class RiskRow:
+    """Serving only the questions that pass `rule`: how many, and how many of them wrong (a
+    question to decline counts as wrong when served)."""
+
+    rule: str
+    served: int
+    wrong: int
+
+
+# The coverage cut-offs the risk-coverage table reads at, beside the verdicts themselves.
+RISK_COVERAGES = (0.2, 0.3, 0.4, 0.5, 0.6, 0.8)
+
+
+def _wrong(f: RowFacts) -> bool:
+    return f.row.abstain or not file_hit(f)
+
+
+def risk_rows(facts: Sequence[RowFacts]) -> tuple[RiskRow, ...]:
+    def row(rule: str, kept: Sequence[RowFacts]) -> RiskRow:
+        return RiskRow(rule, len(kept), sum(1 for f in kept if _wrong(f)))
+
+    served = [f for f in facts if f.top is not None]
+    out = [
+        row("hit", [f for f in served if f.verdict == "hit"]),
+        row("hit or guess", [f for f in served if f.verdict != "nothing"]),
+    ]
+    out += [
+        row(f"coverage >= {c:.1f}", [f for f in served if f.coverage >= c]) for c in RISK_COVERAGES
+    ]
+    return tuple(out)
 
 
 def _range(scores: Sequence[float]) -> ScoreRange | None:
@@ -265,6 +306,10 @@ def summarise(facts: Sequence[RowFacts]) -> Summary:
         classifier_declined=sum(1 for f in declines if classifier_declined(f)) if asked else None,
         classifier_silent=sum(1 for f in asked if f.classifier is None) if asked else None,
         classifier_us=sum(f.classifier_us or 0 for f in asked) // n if asked else None,
+        verdict_hits=sum(1 for f in facts if f.verdict == "hit"),
+        verdict_hits_right=sum(1 for f in facts if f.verdict == "hit" and not _wrong(f)),
+        answerable_refused=sum(1 for f in answerable if f.verdict == "nothing"),
+        risk=risk_rows(facts),
     )
 
 
@@ -380,6 +425,7 @@ def render(r: Report) -> str:
         )
     else:
         lines.append("       no-answer accuracy n/a, no question in this set says to decline")
+    lines += verdict_lines(s)
     if s.hit_range and s.miss_range:
         lines += [
             f"       hit scores  {s.hit_range.lo:.2f} to {s.hit_range.hi:.2f}",
@@ -414,6 +460,23 @@ def render(r: Report) -> str:
         "original's release binary.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def verdict_lines(s: Summary) -> list[str]:
+    """The VERDICT block: how far a `hit` can be trusted, and what each rule would serve."""
+    lines = [
+        f"VERDICT hit precision {s.verdict_hits_right}/{s.verdict_hits}  "
+        f"({pct(s.verdict_hits_right, s.verdict_hits)}%), the hits whose first file is gold",
+        f"       answerable refused {s.answerable_refused}/{s.answerable}, "
+        f"questions to decline answered hit {s.answered}/{s.declines}",
+        "       risk-coverage: served, wrong among them (a question to decline counts wrong)",
+    ]
+    lines += [
+        f"         {r.rule:<16} {r.served:>4} served, {r.wrong:>4} wrong  "
+        f"({pct(r.wrong, r.served)}%)"
+        for r in s.risk
+    ]
+    return lines
 
 
 # -- JSON --------------------------------------------------------------------------------
@@ -493,6 +556,18 @@ def to_json(r: Report) -> dict[str, Any]:
         },
         "mrr": _maybe6(s.mrr),
         "no_answer_accuracy": _maybe6(s.no_answer_accuracy),
+        "verdict": {
+            "hits": s.verdict_hits,
+            "hits_right": s.verdict_hits_right,
+            "hit_precision": _maybe6(
+                s.verdict_hits_right / s.verdict_hits if s.verdict_hits else None
+            ),
+            "answerable_refused": s.answerable_refused,
+            "decline_answered_hit": s.answered,
+            "risk_coverage": [
+                {"rule": r.rule, "served": r.served, "wrong": r.wrong} for r in s.risk
+            ],
+        },
         "speed": {"fused_us": s.fused_us, "keyword_us": s.keyword_us, "runtime": r.runtime},
     }
     if r.triad is not None:

@@ -1,23 +1,35 @@
-"""Fusing the two rankings into one reading list: Reciprocal Rank Fusion, k = 60.
+"""Fusing the two rankings into one reading list, ordered by evidence.
 
 Rules of this module:
-- Scores from the two scorers are never compared, only ranks: each list contributes
-  1 / (60 + rank) to a file, so a file both scorers rank gets about twice the weight.
+- A file's fused score is its best chunk's text score over the text scale, plus its
+  keyword share (`keyword_share`) times its keyword score over the keyword scale. Each
+  scale is the larger of the best score found and what a complete answer would score (the
+  question's total text weight; its total keyword weight as declared keys), so a weak best
+  (one common word) is not taken for a full answer. Both text scores are on the fleet-wide
+  scale (`kb.pure.textrank`), so the order never depends on which base came first. (The
+  original fused by reciprocal rank, k = 60, and merged bases round-robin; decision 0016
+  has the measurements that retired both.)
 - A file scores once for text, at its best chunk, but keeps every matching chunk as a
   passage in text-rank order.
-- Results sort by fused score descending, then path.
+- Results sort by fused score descending, then path, then base.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from attrs import evolve, frozen
 
 from kb.pure.keyword import KeywordHit
 from kb.pure.paths import Layer, layer_of
+from kb.pure.tokens import normalise
 
-RRF_K = 60
+RRF_K = 60  # the original's rank-fusion constant; kept for the record, no longer used
+# The keyword ranking's weight beside the text ranking's. On til-dev (plain notes, fused
+# top-1 of 150): 0 -> 79, 0.05 -> 84, 0.1 -> 83, 0.2 -> 77, 1 -> 43; the demo fleet's ten
+# answers stay first at every value. Title words already weigh double in the text index,
+# so an equal share counts them twice.
+KEYWORD_SHARE = 0.1
 
 
 @frozen
@@ -34,6 +46,10 @@ class TextHit:
     # the base's store among the open ones (0 when the hit already carries its text).
     rowid: int = 0
     source: int = 0
+    # The chunk's score on the fleet-wide scale (`kb.pure.textrank`) and the question's
+    # words it holds.
+    score: float = 0.0
+    matched: tuple[str, ...] = ()
 
 
 @frozen
@@ -59,9 +75,37 @@ class Found:
     passages: tuple[Passage, ...]
 
 
-def fuse(keyword: Sequence[KeywordHit], text: Sequence[TextHit], top: int) -> list[Found]:
+def keyword_share(hit: KeywordHit, weights: Mapping[str, float] | None) -> float:
+    """How much a keyword hit weighs beside the text ranking. Keys derived from a note's
+    own text repeat its title, which the text index already weighs: `KEYWORD_SHARE`.
+    Declared keys never reach the text index, so they are evidence of their own: their
+    share grows with the square of the question weight they cover, up to an equal share
+    (a hand-keyed fleet's answer matches most of the question; one shared title word of a
+    paraphrase does not)."""
+    if hit.entry.derived or not weights:
+        return KEYWORD_SHARE
+    total = sum(weights.values())
+    words = {w for m in hit.matched for w in normalise(m)}
+    covered = sum(v for t, v in weights.items() if t in words) / total if total > 0 else 0.0
+    return KEYWORD_SHARE + (1.0 - KEYWORD_SHARE) * min(1.0, covered) ** 2
+
+
+def fuse(
+    keyword: Sequence[KeywordHit],
+    text: Sequence[TextHit],
+    top: int,
+    weights: Mapping[str, float] | None = None,
+    keyword_complete: float = 0.0,
+) -> list[Found]:
+    """The reading list. `weights` are the question's own words' text weights (their sum is
+    what a complete text answer scores); `keyword_complete` what an entry declaring every
+    question word as a key would score. Without them the scales are the best scores."""
     order: list[tuple[str, str]] = []
     found: dict[tuple[str, str], Found] = {}
+    keyword_best = max(max((h.score for h in keyword), default=0.0), keyword_complete)
+    text_best = max(
+        max((t.score for t in text), default=0.0), sum(weights.values()) if weights else 0.0
+    )
 
     def slot(base: str, path: str) -> Found:
         key = (base, path)
@@ -75,9 +119,10 @@ def fuse(keyword: Sequence[KeywordHit], text: Sequence[TextHit], top: int) -> li
             continue
         f = slot(hit.entry.base, hit.entry.rel)
         matched = f.matched + tuple(m for m in hit.matched if m not in f.matched)
+        share = keyword_share(hit, weights) * hit.score / keyword_best if keyword_best > 0 else 0.0
         found[(f.base, f.path)] = evolve(
             f,
-            score=f.score + 1.0 / (RRF_K + r + 1),
+            score=f.score + share,
             keyword_score=hit.score,
             why=(*f.why, f"keywords #{r + 1}"),
             title=hit.entry.title,
@@ -91,25 +136,13 @@ def fuse(keyword: Sequence[KeywordHit], text: Sequence[TextHit], top: int) -> li
         score, why = f.score, f.why
         if key not in seen_text:
             seen_text.add(key)
-            score += 1.0 / (RRF_K + r + 1)
+            # Hits built without a score (older callers) fall back to their rank.
+            score += th.score / text_best if text_best > 0 else 1.0 / (r + 1)
             why = (*why, f"text #{r + 1}")
         passage = Passage(th.heading_path, th.text, th.excerpt, th.provenance, th.stage)
         found[key] = evolve(f, score=score, why=why, passages=(*f.passages, passage))
-    ranked = sorted((found[k] for k in order), key=lambda f: (-f.score, f.path))
+    ranked = sorted((found[k] for k in order), key=lambda f: (-f.score, f.path, f.base))
     return ranked[:top]
-
-
-def merge_round_robin(per_base: Sequence[Sequence[TextHit]], limit: int) -> list[TextHit]:
-    """Rank 0 of every base, then rank 1, ...: BM25 values are never compared across indexes."""
-    out: list[TextHit] = []
-    depth = max((len(hits) for hits in per_base), default=0)
-    for r in range(depth):
-        for hits in per_base:
-            if r < len(hits):
-                out.append(hits[r])
-                if len(out) >= limit:
-                    return out
-    return out
 
 
 def no_agreement(found: Sequence[Found]) -> bool:

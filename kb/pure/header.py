@@ -128,3 +128,78 @@ def field_folded(pairs: tuple[tuple[str, str], ...], key: str) -> str | None:
         if k.lower() == key:
             return v or None
     return None
+
+
+# Front-matter fields a note uses to say what it is about, in the conventions people's vaults
+# already follow: Obsidian (`tags`, `aliases`), Hugo and Jekyll (`title`, `tags`, `keywords`).
+DERIVED_FIELDS = ("title", "aliases", "tags", "keywords")
+
+
+def _values(raw: str) -> list[str]:
+    """One front-matter value as a list: `[a, b]`, `a, b` or a lone scalar; quotes and a
+    leading `#` (a tag written as in the body) stripped."""
+    value = raw.strip()
+    if value.startswith("[") and value.endswith("]"):
+        value = value[1:-1]
+    out: list[str] = []
+    for piece in value.split(","):
+        item = piece.strip().strip("'\"").strip().lstrip("#").strip()
+        if item:
+            out.append(item)
+    return out
+
+
+def front_matter_lists(text: str) -> dict[str, list[str]]:
+    """The `DERIVED_FIELDS` of the front matter, each as its list of values: inline
+    (`tags: [a, b]`, `tags: a, b`) or a block of `- item` lines under an empty value."""
+    lines = lines_of(text)
+    if not lines or lines[0].strip() != "---":
+        return {}
+    found: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in lines[1:]:
+        stripped = line.strip()
+        if stripped == "---":
+            return found
+        if line[:1].isspace() or stripped.startswith("- "):
+            if current is not None and stripped.startswith("-"):
+                found[current] += _values(stripped[1:])
+            continue
+        key, colon, value = line.partition(":")
+        key = key.strip().lower()
+        current = None
+        if colon and key in DERIVED_FIELDS and key not in found:
+            found[key] = _values(value) if value.strip() else []
+            current = key if not value.strip() else None
+    return {}  # never closed: no front matter at all
+
+
+def headings(text: str) -> list[str]:
+    """Every ATX heading's text after the front matter, outside code fences, in order."""
+    lines = lines_of(text)
+    out: list[str] = []
+    fence: str | None = None
+    for line in lines[body_start(lines) :]:
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = None if fence == marker else (fence or marker)
+            continue
+        if fence is None and stripped.startswith("#"):
+            level = len(stripped) - len(stripped.lstrip("#"))
+            rest = stripped[level:]
+            if level <= 6 and rest[:1] in (" ", "\t") and rest.strip():
+                out.append(rest.strip().rstrip("#").strip())
+    return out
+
+
+def derived_keys(text: str) -> tuple[str, ...]:
+    """What a note without a `Search for:` line already says about itself: its front
+    matter's title, aliases, tags and keywords, then its headings below the title. Only the
+    note's own text is read; each key once, in that order. (The title and the file name are
+    scored on their own, as for every entry.)"""
+    fields = front_matter_lists(text)
+    keys: list[str] = [v for name in DERIVED_FIELDS for v in fields.get(name, [])]
+    title = first_heading(text)
+    keys += [h for h in headings(text) if h != title]
+    return tuple(dict.fromkeys(k for k in keys if k))

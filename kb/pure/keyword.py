@@ -3,7 +3,8 @@
 Rules of this module:
 - Weights: a question word in the keyword bag 6, in the title 3, in the file name 3, in the
   purpose line 1, each times the word's idf; a multi-word key found whole in the question
-  10 times the mean idf of its words. No length normalisation: a note is not punished for
+  10 times the mean idf of its words. Keys derived from a note's own text (it declared none)
+  weigh `DERIVED_FACTOR` of that. No length normalisation: a note is not punished for
   declaring many keys.
 - idf(t) = ln(1 + total / (1 + df(t))), with df counted fleet-wide over entry vocabularies.
 - A phrase matches as a plain substring of the question's words joined by spaces.
@@ -26,6 +27,10 @@ W_PHRASE = 10.0
 W_TITLE = 3.0
 W_STEM = 3.0
 W_SUMMARY = 1.0
+# A derived key (front matter or heading of a note with no `Search for:` line) weighs half a
+# declared one: the writer did not choose it as a way in, and a heading is often generic
+# ("Usage", "Notes"). Half puts it level with a title word.
+DERIVED_FACTOR = 0.5
 
 
 @frozen
@@ -45,16 +50,17 @@ def score_entry(
     """The score of one entry for one expanded question, and the words that matched."""
     score = 0.0
     matched: list[str] = []
+    factor = DERIVED_FACTOR if prepared.entry.derived else 1.0
     for phrase in prepared.phrases:
         if phrase.norm in query_norm:
             parts = phrase.norm.split()
-            score += W_PHRASE * (sum(idf(w) for w in parts) / len(parts))
+            score += factor * W_PHRASE * (sum(idf(w) for w in parts) / len(parts))
             matched.append(phrase.original)
     for term in terms:
         w = idf(term)
         hit = False
         if term in prepared.bag:
-            score += W_KEYWORD * w
+            score += factor * W_KEYWORD * w
             hit = True
         if term in prepared.title_tokens:
             score += W_TITLE * w

@@ -19,8 +19,8 @@ SHORT_LABEL = "  [short memory: recent, not distilled, not yet in the library]"
 
 _VERDICT_WORDS = {
     "hit": "something here matches",
-    "guess": "a guess, too weak or too close to the runner-up to tell from a coincidence of "
-    "vocabulary",
+    "guess": "a guess, covering too little of the question or too close to the runner-up to "
+    "tell from a coincidence of vocabulary",
     "nothing": "nothing matched",
 }
 _AGREEMENT_WORDS = {2: "both", 1: "only one", 0: "neither"}
@@ -28,7 +28,8 @@ _AGREEMENT_WORDS = {2: "both", 1: "only one", 0: "neither"}
 
 def evidence_line(c: Confidence) -> str:
     return (
-        f"EVIDENCE: keyword score {c.keyword_score:.1f} against a floor of {c.floor:.1f}; "
+        f"EVIDENCE: the top file covers {c.coverage:.0%} of the question; keyword score "
+        f"{c.keyword_score:.1f}; "
         f"{_AGREEMENT_WORDS.get(c.agreement, 'neither')} of the two independent scorers ranked "
         f"the top file; it leads the runner-up by {c.margin:.2f}x. "
         f"Verdict: {_VERDICT_WORDS[c.verdict]}."

@@ -1,15 +1,15 @@
 """`kb misses`: the miss log read back beside what today's index nearly caught.
 
 Rules of this module:
-- A near miss is a file in the fused reading list for a logged question whose keyword score
-  does not clear today's floor; it carries the keys its own header declares (none when the
+- A near miss is a file in the fused reading list for a logged question that today's
+  verdict does not call a hit; it carries the keys its own header declares (none when the
   file has no keyword entry). Which file came close depends on the base as it stands now,
   which is the half the log cannot hold.
 - A near miss at keyword 0.00 is the finding itself: the text scorer reached the note, so
   the question's words are in its body and not on its Search for line. The repair is a key
   or an alias line, not another note.
-- A file that does clear the floor today means the logged question is a hit now and its
-  line can go.
+- A logged question that is a `hit` today is answered by the list's first file, and its line
+  can go.
 - Terminal keys are cut at 8 with a count of the rest; JSON keys are never cut. JSON keys
   are in codepoint order like every retrieval `--json`.
 """
@@ -25,7 +25,6 @@ from kb.pure.entries import Entry
 from kb.pure.fusion import Found
 from kb.pure.jsonout import round6, sorted_keys
 from kb.pure.misslog import Miss
-from kb.pure.verdict import clears_floor
 
 KEYS_SHOWN = 8
 
@@ -51,7 +50,7 @@ class NearMiss:
 class MissView:
     miss: Miss
     near: tuple[NearMiss, ...]
-    cleared: tuple[str, ...]  # base/path of files that clear the floor today
+    cleared: tuple[str, ...]  # base/path of the file that answers it today (a hit)
 
 
 @frozen
@@ -64,13 +63,16 @@ class MissesReport:
     views: tuple[MissView, ...]
 
 
-def view_of(miss: Miss, found: Sequence[Found], entries: Sequence[Entry], n: int) -> MissView:
-    """Split the reading list for a logged question into near misses and files that clear."""
+def view_of(
+    miss: Miss, found: Sequence[Found], entries: Sequence[Entry], hit_today: bool
+) -> MissView:
+    """Split the reading list for a logged question into near misses and, when today's
+    verdict is a hit, the file that answers it (the first)."""
     by_file = {(e.base, e.rel): e for e in entries}
     near: list[NearMiss] = []
     cleared: list[str] = []
-    for f in found:
-        if clears_floor(f.keyword_score, n):
+    for i, f in enumerate(found):
+        if hit_today and i == 0:
             cleared.append(f"{f.base}/{f.path}")
             continue
         entry = by_file.get((f.base, f.path))
@@ -104,7 +106,7 @@ def _keys_line(nm: NearMiss) -> str:
     return f"            keys: {shown}" + (f", and {rest} more" if rest > 0 else "")
 
 
-def _view_lines(v: MissView, floor: float) -> list[str]:
+def _view_lines(v: MissView) -> list[str]:
     m = v.miss
     dates = m.first if m.first == m.last else f"{m.first} to {m.last}"
     lines = ["", f"  {m.count:>3}x  {dates}  {m.question}"]
@@ -112,7 +114,7 @@ def _view_lines(v: MissView, floor: float) -> list[str]:
         lines.append(f"        looked like: {', '.join(m.looked_like)}")
     if v.cleared:
         lines.append(
-            f"        it is a hit today: {', '.join(v.cleared)} clears the floor, so this line "
+            f"        it is a hit today: {', '.join(v.cleared)} answers it, so this line "
             "can be deleted."
         )
     if not v.near:
@@ -121,7 +123,7 @@ def _view_lines(v: MissView, floor: float) -> list[str]:
                 "        no file was ranked by either scorer, so there is nothing to point at."
             )
         return lines
-    lines.append(f"        under this corpus floor of {floor:.2f} today:")
+    lines.append("        nearest files today:")
     for nm in v.near:
         title = f"  {nm.title}" if nm.title else ""
         lines.append(
@@ -152,7 +154,7 @@ def render(r: MissesReport, closing: bool = True) -> str:
     asks = sum(v.miss.count for v in r.views)
     lines.append(f"lost:     {_plural(len(r.views), 'distinct question')}, {_plural(asks, 'ask')}")
     for v in r.views:
-        lines += _view_lines(v, r.floor)
+        lines += _view_lines(v)
     text = "\n".join(lines) + "\n"
     return text + "\n" + CLOSING if closing else text
 

@@ -83,10 +83,29 @@ class RouteView:
     shortfall: tuple[str, ...]
     suggestions: tuple[str, ...]
     changed: frozenset[tuple[str, str]] = frozenset()
+    verdict: str = "nothing"
+    coverage: float = 0.0
+
+
+def verdict_line(verdict: str, coverage: float) -> str:
+    """The first line of a terminal route: the verdict and the coverage behind it, so a
+    guess never reads as a hit."""
+    share = f"{coverage:.0%}"
+    if verdict == "hit":
+        return f"verdict:  hit: the top file covers {share} of the question and leads the rest"
+    if verdict == "guess":
+        return (
+            f"verdict:  guess: the top file covers {share} of the question; "
+            "read the list, it may not answer"
+        )
+    if coverage > 0:
+        return f"verdict:  nothing: no file covers more than {share} of the question; refused"
+    return "verdict:  nothing: no file covers the question; refused"
 
 
 def route_text(v: RouteView) -> str:
     lines = [
+        verdict_line(v.verdict, v.coverage),
         f"question: {printable(v.question)}",  # a line break in it must not split the report
         # Fixed plural words: the line is parsed by scripts, and the original never inflects it.
         f"indexed:  {v.entries} entries across {v.agents} agents, {v.aliases} aliases",

@@ -1,8 +1,9 @@
-"""The sentences printed under a refusal: why nothing was a hit, in numbers.
+"""The sentences printed under a refusal or a guess: why nothing was a hit, in numbers.
 
 Each sentence carries one fact a person can act on: too few entries to rank anything,
-keyless files that no question can reach, or how far the top score fell short of the floor
-(or that no term matched at all, which is a vocabulary miss, not a near miss).
+files that no question can reach, or how much of the question the best file covered against
+what a hit needs (or that no word matched at all, which is a vocabulary miss, not a near
+miss).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ def _n(count: int, one: str, many: str) -> str:
 
 
 def shortfall(
-    entries: int, agents: int, floor: float, scored: float, unreachable: int
+    entries: int, agents: int, coverage: float, unreachable: int, hit_coverage: float
 ) -> list[str]:
     if entries == 0:
         return []
@@ -30,21 +31,22 @@ def shortfall(
         one = unreachable == 1
         out.append(
             f"{_n(unreachable, 'markdown file', 'markdown files')} in the open bases "
-            f"{'has' if one else 'have'} no `Search for:` line, so the index holds no entry "
-            f"for {'it' if one else 'them'} and {'it scores' if one else 'they score'} zero "
-            f"on every question. `kb check` names {'it' if one else 'them'}."
+            f"{'has' if one else 'have'} no `Search for:` line and nothing else to be found "
+            "by (no title, heading, front matter or file name with a word in it), so the "
+            f"index holds no entry for {'it' if one else 'them'}. "
+            f"`kb check` names {'it' if one else 'them'}."
         )
-    if scored > 0:
-        if scored < floor:
-            out.append(
-                f"The top result scored {scored:.1f} against a floor of {floor:.1f}; the "
-                "floor grows with the size of the corpus, it is not a fixed number."
-            )
-    elif scored == 0:
+    if coverage > 0:
         out.append(
-            "No word of the question matched any key here, so nothing was ranked at all. "
+            f"The best file covers {coverage:.0%} of the question, each word weighed by how "
+            f"rare it is here; a hit needs {hit_coverage:.0%} and a clear lead over the next "
+            "file. The words it lacks are the ones to add, as keys or as an alias line."
+        )
+    else:
+        out.append(
+            "No word of the question matched any note here, so nothing was ranked at all. "
             "That is a vocabulary miss rather than a near miss: asking again with the words "
-            "the notes declare is what changes it."
+            "the notes use is what changes it."
         )
     return out
 

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from kb.pure.entries import Entry
-from kb.pure.tokens import normalise
+from kb.pure.tokens import normalise, question_terms
 
 SUGGEST_FLOOR = 0.65
 SUGGEST_LIMIT = 8
@@ -35,7 +35,7 @@ def look_alike(a: str, b: str) -> float:
 
 
 def suggest(question: str, entries: Iterable[Entry], limit: int = SUGGEST_LIMIT) -> list[str]:
-    asked = normalise(question)
+    asked = question_terms(question)
     if not asked:
         return []
     collected: dict[str, float] = {}
@@ -66,7 +66,7 @@ def suggest_among(
     """`suggest`, given every key with its normalised words already joined by spaces (the
     header cache holds them), so one refusal costs one pass over the distinct key words
     and no tokenising: the path of a process that answers one question and exits."""
-    asked = sorted(set(normalise(question)))
+    asked = sorted(set(question_terms(question)))
     if not asked:
         return []
     asked_tris = [(w, set(trigrams(w)), len(trigrams(w))) for w in asked]
@@ -129,7 +129,7 @@ class SuggestIndex:
         return cls((key, " ".join(normalise(key))) for entry in entries for key in entry.keywords)
 
     def suggest(self, question: str, limit: int = SUGGEST_LIMIT) -> list[str]:
-        asked = normalise(question)
+        asked = question_terms(question)
         best: dict[str, float] = {}
         for word in set(asked):
             candidates: set[str] = set()

@@ -151,6 +151,7 @@ def route_payload(
         "verdict": confidence.verdict,
         "score": round6(confidence.keyword_score),
         "floor": round6(confidence.floor),
+        "coverage": round6(confidence.coverage),
         "margin": _margin(confidence.margin),
     }
     if agent is not None:

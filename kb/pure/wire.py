@@ -65,6 +65,7 @@ class WireAgent:
 @frozen
 class WireConfidence:
     agreement: int
+    coverage: float  # the share of the question the top file covers (the verdict's evidence)
     keyword_score: float
     margin: float
 
@@ -170,7 +171,10 @@ def route_payload(
     return RoutePayload(
         agent=wire_agent(agent),
         confidence=WireConfidence(
-            confidence.agreement, round6(confidence.keyword_score), round6(confidence.margin)
+            confidence.agreement,
+            round6(confidence.coverage),
+            round6(confidence.keyword_score),
+            round6(confidence.margin),
         ),
         gate=WireGate(
             floor=round6(confidence.floor),

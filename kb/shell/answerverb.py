@@ -130,7 +130,7 @@ def _plan(memory: Memory) -> list[core.PlanFile]:
     for b in memory.bases:
         snap = b.snapshot
         for h in b.headers:
-            if not h.keys or (h.private and not memory.include_private):
+            if h.bucket != "entry" or (h.private and not memory.include_private):
                 continue
             text = read_text(snap.root / h.rel) or ""
             files.append(

@@ -383,8 +383,9 @@ def misses(inp: MissesInput) -> Outcome:
             )
         n = memory.entry_count()
         views = tuple(
-            nearmiss.view_of(m, memory.retrieve(m.question, inp.top), memory.entries, n)
+            nearmiss.view_of(m, answer.found, memory.entries, answer.confidence.verdict == "hit")
             for m in logged
+            for answer in [memory.ask(m.question, inp.top)]
         )
         report = nearmiss.MissesReport(
             log=str(path),

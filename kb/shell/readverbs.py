@@ -67,6 +67,8 @@ def route(inp: RouteInput) -> Outcome:
             shortfall=tuple(memory.shortfall(answer.confidence)),
             suggestions=loss.looked_like if loss else (),
             changed=answer.changed,
+            verdict=answer.confidence.verdict,
+            coverage=answer.confidence.coverage,
         )
         return Outcome(stdout=route_text(view), stderr=stderr)
 

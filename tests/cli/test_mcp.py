@@ -47,7 +47,7 @@ def test_sdk_client_lists_and_calls_every_tool(example_fleet: Path) -> None:
     names = anyio.run(drive)
     assert names == TOOLS
     assert texts["kb_route"].startswith("Files to open for: how often should I run")
-    assert "EVIDENCE: keyword score" in texts["kb_route"]
+    assert "EVIDENCE: the top file covers" in texts["kb_route"]
     assert "Verdict: something here matches." in texts["kb_route"]
     assert "1. ada/knowledge/backups.md" in texts["kb_route"]
     assert "## ada/inbox/2026-11-20-session.md" in texts["kb_retrieve"]

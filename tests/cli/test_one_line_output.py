@@ -12,7 +12,9 @@ def test_a_question_with_a_line_break_stays_on_its_line(example_fleet: Path, kb:
     assert kb(["index"], cwd=example_fleet).code == 0
     out = kb(["route", "backup\nrestore\rtest"], cwd=example_fleet)
     assert out.code == 0
-    assert out.stdout.splitlines()[0] == "question: backup\\nrestore\\rtest"
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("verdict:  ")  # the verdict names itself first (issue 13)
+    assert lines[1] == "question: backup\\nrestore\\rtest"
 
 
 def test_a_title_with_control_characters_stays_on_its_row(example_fleet: Path, kb: RunKb) -> None:

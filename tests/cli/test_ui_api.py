@@ -40,7 +40,7 @@ ROUTES: list[tuple[str, str]] = [
     ("blocks", "/api/blocks"),
     ("check", "/api/check"),
     ("route-hit", "/api/route?q=how+often+should+I+run+a+backup+restore+test"),
-    ("route-guess", "/api/route?q=bag"),
+    ("route-guess", "/api/route?q=flights%20to%20restore"),
     ("route-nothing", "/api/route?q=how+far+away+is+the+andromeda+galaxy"),
     ("route-suggestions", "/api/route?q=kubernets+crashloop"),
     ("route-short-memory", "/api/route?q=o+certificado+tls+do+staging+expirou"),
@@ -113,11 +113,12 @@ def test_route_golden_with_all(client_all: TestClient, name: str, path: str) -> 
 
 
 def test_json_is_compact_and_ordered(client: TestClient) -> None:
-    body = client.get("/api/route?q=bag").text
-    assert body.startswith('{"question":"bag","verdict":"guess","score":2.01')
+    # two topics, one word each: a guess (decision 0016)
+    body = client.get("/api/route?q=flights%20to%20restore").text
+    assert body.startswith('{"question":"flights to restore","verdict":"guess","score":')
     assert ", " not in body.replace('"matched":"', "").split('"shortfall"')[0].split('"why"')[0]
     keys = list(json.loads(body))
-    assert keys[:5] == ["question", "verdict", "score", "floor", "margin"]
+    assert keys[:6] == ["question", "verdict", "score", "floor", "coverage", "margin"]
 
 
 def test_the_page_and_its_assets(client: TestClient) -> None:
@@ -490,7 +491,7 @@ def _listening_addresses(port: int) -> list[str]:
 
 def test_real_server_every_route_matches_golden(fleet: Path) -> None:
     with kb_ui([str(fleet)]) as ui:
-        assert ui.first_line == start_line(ui.port, 4, 13, False)
+        assert ui.first_line == start_line(ui.port, 4, 14, False)
         if Path("/proc/net/tcp").exists():
             assert _listening_addresses(ui.port) == ["0100007F"]  # 127.0.0.1, nothing else
         for name, path in ROUTES:

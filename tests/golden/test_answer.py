@@ -210,7 +210,10 @@ def test_a_private_file_is_not_served_without_all(fleet: Path, kb: RunKb, tmp_pa
     question = "quillfeather contract penalty clause"
     r = kb(["answer", question], cwd=fleet)
     assert r.code == 0
-    assert not any(m in p for p in prompts(log) for m in PRIVATE_MARKERS)
+    # A public file may be served as a guess, and the prompt then repeats the question: the
+    # asker's own words are not a leak, so they are taken out before looking for markers.
+    sent = [p.replace(question, "") for p in prompts(log)]
+    assert not any(m in p for p in sent for m in PRIVATE_MARKERS)
     r = kb(["answer", question, "--all"], cwd=fleet)
     assert r.code == 0
     assert "ada/records/quillfeather-contract.md" in prompts(log)[-1]

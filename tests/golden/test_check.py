@@ -120,8 +120,10 @@ def test_an_unreadable_base_is_one_error_and_the_rest_still_reports(
 
 def test_example_fleet(example_fleet: Path, kb: RunKb) -> None:
     out = kb(["check"], cwd=example_fleet)
-    assert out.code == 1  # ada/knowledge/draft-notes.md has no `Search for:` line (E02)
+    # ada/knowledge/draft-notes.md has no `Search for:` line, and is an entry by its title
+    # and headings (derived keys): nothing in the example fleet is an error any more.
+    assert out.code == 0
     check_golden("example/check.txt", out.stdout)
     every = kb(["check", "--all"], cwd=example_fleet)
-    assert every.code == 1
+    assert every.code == 0
     check_golden("example/check-all.txt", every.stdout)

@@ -16,9 +16,9 @@ from tests.golden.test_conformance import gold_rows
 
 CASES: list[tuple[str, list[str]]] = [
     ("route-hit.txt", ["route", "how often should I run a backup restore test"]),
-    ("route-guess.txt", ["route", "restore"]),
+    ("route-guess.txt", ["route", "flights to restore"]),
     ("route-refusal.txt", ["route", "how far away is the andromeda galaxy"]),
-    ("route-suggestions.txt", ["route", "kubernets crashloop"]),
+    ("route-suggestions.txt", ["route", "kubernetez crashloop"]),
     ("route-hybrid.txt", ["route", "o certificado tls do staging expirou", "--hybrid"]),
     ("route-hybrid-refusal.txt", ["route", "quantas luas tem jupiter", "--hybrid"]),
     ("route-top2.txt", ["route", "restore backup kubernetes grafana", "--top", "2"]),
@@ -97,9 +97,15 @@ def test_version_line(kb: RunKb) -> None:
         assert out.stdout.count("\n") == 1
 
 
+# The one answer the evidence verdict calls a guess: it matches 2 of its 6 words (`visto`,
+# `passaporte`); `preciso`, `entrar`, `japao` and `basta` are on no note (decision 0016).
+GUESSED = {"preciso de visto para entrar no Japão ou basta o passaporte"}
+
+
 def test_example_gold_file(example_fleet: Path, kb: RunKb) -> None:
-    """The example fleet's own answer key holds: every gold file top-1 with a hit and its
-    agent, every must-refuse question refused."""
+    """The example fleet's own answer key holds: every gold file top-1 (fused and keyword)
+    with its agent and a hit (a guess for the one in GUESSED), every must-refuse question
+    refused."""
     kb(["index"], cwd=example_fleet)
     rows = gold_rows(example_fleet)
     assert len(rows) >= 13
@@ -108,5 +114,8 @@ def test_example_gold_file(example_fleet: Path, kb: RunKb) -> None:
         if target == "-":
             assert payload["verdict"] == "nothing", question
         else:
-            assert (payload["keyword_top"], payload["verdict"]) == (target, "hit"), question
+            expected = "guess" if question in GUESSED else "hit"
+            assert (payload["keyword_top"], payload["verdict"]) == (target, expected), question
+            first = payload["results"][0]
+            assert f"{first['base']}/{first['path']}" == target, question
             assert payload["agent"]["name"] == target.split("/")[0], question

@@ -17,9 +17,10 @@ REFUSED = [
     "quantas luas tem jupiter",
     "how far away is the andromeda galaxy",
     "quantas luas tem jupiter",
-    # only in the body of bruno's herbs note, never on its Search for line
-    "forminha de gelo com azeite",
-    "kubernets crashloop",
+    # "forminha" is only in the body of bruno's herbs note, never on its Search for line, and
+    # the rest of the question is nowhere: a refusal whose nearest note is found by text
+    "forminha de sorvete caseiro com chocolate derretido",
+    "quem ganhou a copa de 1970",
 ]
 
 
@@ -73,7 +74,7 @@ def test_absent_log_is_healthy(example_fleet: Path, kb: RunKb) -> None:
     assert out.code == 0, out.stderr
     assert out.stdout == (
         "log:      kb-misses.txt\n"
-        "indexed:  13 entries across 4 agents, floor 7.44\n"
+        "indexed:  14 entries across 4 agents, floor 7.68\n"
         "\n"
         "  nothing has missed here. Either no question has reached this base and\n"
         "  failed, or the log lives somewhere else: KB_MISSES_PATH moves it.\n"

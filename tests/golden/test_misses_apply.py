@@ -36,8 +36,8 @@ def _run(fleet: Path, kb: RunKb) -> str:
 
 
 def test_good_line_is_admitted(example_fleet: Path, kb: RunKb) -> None:
-    _setup(example_fleet, kb, "good", "remolho do grao")
-    assert kb(["route", "remolho do grao", "--json"], cwd=example_fleet).stdout.count(
+    _setup(example_fleet, kb, "good", "remolho noturno")
+    assert kb(["route", "remolho noturno", "--json"], cwd=example_fleet).stdout.count(
         '"verdict":"nothing"'
     )
     text = _run(example_fleet, kb)
@@ -51,7 +51,7 @@ def test_good_line_is_admitted(example_fleet: Path, kb: RunKb) -> None:
     # The alias is now on disk: the question stops missing for every reader.
     assert (
         '"verdict":"nothing"'
-        not in kb(["route", "remolho do grao", "--json"], cwd=example_fleet).stdout
+        not in kb(["route", "remolho noturno", "--json"], cwd=example_fleet).stdout
     )
     # A second run proposes the same line again: already present, refused, count folded.
     again = _run(example_fleet, kb)
@@ -81,7 +81,7 @@ def test_costly_line_is_refused(example_fleet: Path, kb: RunKb) -> None:
 
 def test_sides_refused_before_measuring(example_fleet: Path, kb: RunKb) -> None:
     # The second question hits today: a line proposed for it has nothing to fix.
-    _setup(example_fleet, kb, "sides", "remolho do grao", "cafe com levain")
+    _setup(example_fleet, kb, "sides", "remolho noturno", "cafe com levain")
     text = _run(example_fleet, kb)
     check_golden("misses_apply/sides.txt", text)
     check_golden(
@@ -100,7 +100,7 @@ def test_sides_refused_before_measuring(example_fleet: Path, kb: RunKb) -> None:
     ],
 )
 def test_proposer_said_nothing(example_fleet: Path, kb: RunKb, mode: str, counts: str) -> None:
-    _setup(example_fleet, kb, mode, "remolho do grao")
+    _setup(example_fleet, kb, mode, "remolho noturno")
     text = _run(example_fleet, kb)
     assert "proposed: 0, admitted: 0, refused: 0\n" + counts in text
     check_golden(f"misses_apply/{mode}.txt", text)

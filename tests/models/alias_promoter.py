@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A deterministic promoter for `kb misses --apply`: prints the reply its first argument names.
 
-good       a line that fixes "remolho do grao", the same alias again, and one the question
+good       a line that fixes "remolho noturno", the same alias again, and one the question
            does not hold
 costly     a line that fixes "tempo de remolho" and costs the gold set a routed question
 sides      lines refused before measuring (an empty side, both sides alike, an equals

@@ -16,6 +16,8 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from kb.pure.entries import Entry
+from kb.pure.header import first_heading, headings
+from kb.pure.tokens import normalise
 
 # -- words ----------------------------------------------------------------------------------
 
@@ -378,6 +380,20 @@ def _exempt_path(rel: str) -> bool:
     return inside or "calculation-log/" in low
 
 
+def _derives_keys(note: NoteSpec, rel: str) -> bool:
+    """A keyless note is an entry when it is not empty and its title, file name or a
+    heading holds a word (decision 0016); its front matter here holds no derived field."""
+    text = note.render().decode("utf-8")
+    if not text.strip():
+        return False
+    stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return bool(
+        normalise(first_heading(text))
+        or normalise(stem)
+        or any(normalise(h) for h in headings(text))
+    )
+
+
 def expected_files(root: Path, fleet: FleetSpec, include_private: bool) -> list[FileFact]:
     """Per in-scope file on disk: its privacy and the bucket §4.1 puts it in."""
     out: list[FileFact] = []
@@ -397,6 +413,8 @@ def expected_files(root: Path, fleet: FleetSpec, include_private: bool) -> list[
                 bucket = "entry"
             elif _exempt_path(rel):
                 bucket = "exempt"
+            elif note is None or _derives_keys(note, rel):
+                bucket = "entry"  # a map that is not the map: its `# Map of ...` title
             else:
                 bucket = "unreachable"
             out.append(FileFact(base.name, rel, base.is_private(rel), bucket))

@@ -42,9 +42,11 @@ def free_port() -> int:
 
 
 def reading_room_fleet(tmp: Path) -> Path:
-    """A copy of the example fleet, indexed, with a blocks.txt for Ada."""
+    """A copy of the example fleet, indexed, with a blocks.txt for Ada and an empty note (the
+    one file nothing can reach: E02, for the check tab to show)."""
     root = _copy(EXAMPLE_FLEET, tmp / "fleet")
     (root / "fleet" / "ada" / "blocks.txt").write_text(ADA_BLOCKS, encoding="utf-8")
+    (root / "fleet" / "ada" / "knowledge" / "blank.md").write_text("\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     env["KB_MISSES_PATH"] = str(tmp / "misses.txt")
     done = subprocess.run(

@@ -112,7 +112,7 @@ def test_a_question_gets_its_verdict_and_the_right_first_file(browser_page: Any)
 
 def test_a_refused_question_says_nothing_and_offers_words(browser_page: Any) -> None:
     page, _, problems = browser_page
-    verdict = ask(page, "kubernets crashloop")
+    verdict = ask(page, "kubernetez crashloop")
     assert verdict.get_attribute("data-verdict") == "nothing"
     assert verdict.locator(".word").inner_text() == "nothing"
     chips = page.locator(".suggestions button.chip")
@@ -161,7 +161,7 @@ def test_check_findings_and_block_costs(browser_page: Any) -> None:
     row = page.locator("#check tr.finding").first
     row.wait_for()
     text = row.inner_text()
-    assert "E02" in text and "ada/knowledge/draft-notes.md" in text
+    assert "E02" in text and "ada/knowledge/blank.md" in text
     assert page.locator("#check-count").inner_text() == "1"
     page.screenshot(path=str(ARTIFACTS / "reading-room-check.png"), full_page=True)
     page.click("nav.tabs a[data-view=blocks]")

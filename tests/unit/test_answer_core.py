@@ -18,7 +18,7 @@ def found(base: str, path: str, *passages: Passage, purpose: str = "") -> Found:
 
 
 HIT = Confidence("hit", 2, 31.25, 2.0, 12.04)
-GUESS = Confidence("guess", 1, 5.0, 1.0, 12.04)
+GUESS = Confidence("guess", 1, 5.0, 1.0, 12.04, 0.3)
 
 
 def test_modes() -> None:
@@ -97,8 +97,8 @@ def test_prompt_markers() -> None:
     )
     p = core.answer_prompt("how\nmany?", GUESS, served)
     assert (
-        "WHAT RETRIEVAL THINKS. Top keyword score 5.0 against a floor of 12.0; verdict: a "
-        "guess; the match may be a coincidence of vocabulary. Below the floor, treat every "
+        "WHAT RETRIEVAL THINKS. The top file covers 30% of the question; verdict: a "
+        "guess; the match may be a coincidence of vocabulary. Short of a hit, treat every "
         "passage as a lead, not an answer.\n\nTHE PASSAGES:\n" in p
     )
     assert "\n--- ada/inbox/s.md (top) [SHORT MEMORY: recent, not distilled]\nrecent note\n" in p
@@ -125,7 +125,7 @@ def test_answered_text() -> None:
         "the answer (ada/knowledge/0.md)\n\n"
         "sources served: ada/knowledge/0.md ada/knowledge/1.md ada/knowledge/2.md "
         "ada/knowledge/3.md ada/knowledge/4.md\n"
-        "mode: fast | confidence: score 5.0 vs floor 12.0; guess, read the sources yourself\n"
+        "mode: fast | confidence: covers 30% of the question; guess, read the sources yourself\n"
     )
 
 

@@ -122,9 +122,9 @@ function renderShelves() {
 // -- ask ----------------------------------------------------------------------------------
 
 const SAID = {
-  hit: "An answer. The best note declares these words strongly enough to clear the floor.",
-  guess: "A guess. Something matched, but below the floor: read it with care, it may not answer you.",
-  nothing: "Nothing. No note declares these words, so the fleet refuses rather than guesses.",
+  hit: "An answer. The first note covers your question and clearly leads the rest.",
+  guess: "A guess. Something matched, but it covers too little of the question or leads too little: read it with care, it may not answer you.",
+  nothing: "Nothing. No note covers enough of your question, so the fleet refuses rather than guesses.",
 };
 
 async function ask(question) {
@@ -152,8 +152,8 @@ function renderAnswer(r) {
     el("div", {},
       el("p", { class: "said", text: SAID[r.verdict] }),
       el("div", { class: "numbers" },
+        el("span", {}, "covers ", el("b", { text: `${Math.round((r.coverage || 0) * 100)}%` }), " of the question"),
         el("span", {}, "best keyword score ", el("b", { text: num(r.score) })),
-        el("span", {}, "floor ", el("b", { text: num(r.floor) })),
         r.verdict !== "nothing" && r.keywords.length > 1 ? el("span", {}, "margin over the runner-up ", el("b", { text: `${num(r.margin)}×` })) : null,
         el("span", {}, "terms ", el("b", { text: r.terms.join(", ") || "none" }))))));
 

@@ -1,0 +1,134 @@
+"""One text ranking over the whole fleet: BM25 with fleet-wide statistics.
+
+Each base keeps its own full-text index, and SQLite's bm25() weighs a word by its rarity in
+that one index, so scores from two bases are not comparable (a word common in one agent is
+rare in another). Each base's index still chooses its best chunks; this module scores those
+candidates again with the statistics of all open bases summed (chunk count, tokens, and
+each word's document frequency), so every chunk is weighed on one scale and the merged list
+is ordered by score, never by which base came first.
+
+Rules of this module:
+- BM25 with k1 = 1.2 and b = 0.75 (SQLite FTS5's own), idf = ln(1 + (N - n + 0.5)/(n + 0.5))
+  (never negative, so a word in most chunks still counts a little, never against).
+- Words compare by their stem (`tokens.stem`): `commits` in a note is evidence for `commit`
+  in a question, and a question word's document frequency is its stem class's.
+- A chunk's term frequency is its heading-path count times `W_HEADING` plus its text count;
+  its length is all its tokens, heading path included, as FTS5 counts them.
+- Ties sort by path, then base, then rowid: the order never depends on base order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from attrs import frozen
+
+from kb.pure.tokens import stem, words
+
+K1 = 1.2
+B = 0.75
+W_HEADING = 2.0  # the heading path is the note's title and sections: FTS5 ranked it x2 too
+
+
+@frozen
+class TextStats:
+    """What one text index (or the sum of several) says about a question's words."""
+
+    chunks: int
+    tokens: int
+    df: tuple[tuple[str, int], ...]
+
+    def plus(self, other: TextStats) -> TextStats:
+        merged = Counter(dict(self.df))
+        merged.update(dict(other.df))
+        return TextStats(
+            self.chunks + other.chunks, self.tokens + other.tokens, tuple(merged.items())
+        )
+
+
+NO_STATS = TextStats(0, 0, ())
+
+
+def fleet_stats(parts: Iterable[TextStats]) -> TextStats:
+    total = NO_STATS
+    for part in parts:
+        total = total.plus(part)
+    return total
+
+
+@frozen
+class Candidate:
+    """One chunk a base's own index chose, with what scoring it again needs."""
+
+    base: str
+    path: str
+    rowid: int
+    source: int  # which open store holds it
+    heading_path: str
+    text: str
+
+
+@frozen
+class Scored:
+    candidate: Candidate
+    score: float
+    matched: tuple[str, ...]  # the question's words this chunk contains, in question order
+
+
+def idf(chunks: int, df: int) -> float:
+    return math.log(1.0 + (chunks - df + 0.5) / (df + 0.5))
+
+
+def term_weights(terms: Sequence[str], stats: TextStats) -> dict[str, float]:
+    """Each question word's idf over the fleet's chunks; a word no chunk holds gets the
+    largest idf there is (df 0)."""
+    df = dict(stats.df)
+    n = max(stats.chunks, 1)
+    return {t: idf(n, min(df.get(t, 0), n)) for t in terms}
+
+
+def evidence_weights(terms: Sequence[str], stats: TextStats) -> dict[str, float]:
+    """Each question word's weight as evidence (what the verdict's coverage sums):
+    ln(1 + N / (1 + df)) over the fleet's chunks, the keyword scorer's idf. Unlike BM25's
+    idf it never falls to zero, so a word every note shares still counts as on topic, and a
+    word no note holds weighs ln(1 + N), not unboundedly more."""
+    df = dict(stats.df)
+    n = max(stats.chunks, 1)
+    return {t: math.log(1.0 + n / (1.0 + min(df.get(t, 0), n))) for t in terms}
+
+
+def score_chunks(
+    terms: Sequence[str],
+    candidates: Iterable[Candidate],
+    stats: TextStats,
+    variants: dict[str, frozenset[str]] | None = None,
+) -> list[Scored]:
+    """Every candidate that holds a question word, scored on the fleet's scale, best first.
+    `variants` maps a question word to the indexed words that share its stem (the index
+    knows them; without it a word's variants are the chunk words whose stem is its own)."""
+    weights = term_weights(terms, stats)
+    forms = {t: (variants or {}).get(t, frozenset()) | {t} for t in weights}
+    avgdl = stats.tokens / stats.chunks if stats.chunks and stats.tokens else 0.0
+    out: list[Scored] = []
+    for c in candidates:
+        head_words = words(c.heading_path)
+        body_words = words(c.text)
+        head = Counter(head_words)
+        body = Counter(body_words)
+        if variants is None:
+            forms = {t: frozenset(w for w in (*head, *body) if stem(w) == stem(t)) for t in weights}
+        length = len(head_words) + len(body_words)
+        norm = K1 * (1.0 - B + B * (length / avgdl)) if avgdl else K1
+        score = 0.0
+        matched: list[str] = []
+        for t in weights:
+            tf = sum(W_HEADING * head.get(w, 0) + body.get(w, 0) for w in forms[t])
+            if tf:
+                score += weights[t] * tf * (K1 + 1.0) / (tf + norm)
+                matched.append(t)
+        if matched:
+            out.append(Scored(c, score, tuple(matched)))
+    out.sort(key=lambda s: (-s.score, s.candidate.path, s.candidate.base, s.candidate.rowid))
+    return out
