@@ -99,6 +99,7 @@ def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
         records=records,
         broken_records=broken,
         private_citations=_private_citations(snap.root, folders) if folders else frozenset(),
+        private_unmatched=snap.private_unmatched,
     )
 
 

@@ -76,12 +76,16 @@ def _sweep(paths: list[str], roots: list[Path]) -> None:
         sweep_temps(folder)
 
 
-def index_bases(paths: list[str], include_private: bool) -> str:
+def index_bases(paths: list[str], include_private: bool, warnings: list[str] | None = None) -> str:
+    """Index every base; the report is returned, and the problems a person should see on
+    stderr (a `private =` entry that names nothing) are appended to `warnings`."""
     roots = expand_roots(paths)
     try:
         snapshots = [discover(r, include_private) for r in roots]
     except WalkError as e:
         raise IndexFailure(str(e)) from e
+    if warnings is not None:
+        warnings.extend(p for snap in snapshots if (p := snap.private_problem))
     lines: list[BaseIndexLine] = []
     files = exempt = 0
     unreachable: list[str] = []

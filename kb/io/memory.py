@@ -183,7 +183,7 @@ class Memory:
         try:
             for given in expand_roots(opened):
                 snap = discover(given, include_private=all)
-                store = Store.open(snap.root)
+                store = Store.open(snap.root, read_only_fallback=True)
                 stores.append(store)
                 bases.append(OpenBase(snap, tuple(store.headers(snap))))
                 rebuilt = rebuilt or store.rebuilt
@@ -205,6 +205,22 @@ class Memory:
         self.close()
 
     # -- facts about the open fleet ------------------------------------------------------
+
+    def warnings(self) -> list[str]:
+        """One line per problem a person should see on every verb that opens these bases:
+        an unreadable alias file, a `private =` entry that names nothing, an index read
+        from a fall-back (a read-only disk, a folder kb may not write in)."""
+        out: list[str] = []
+        fallen: dict[str, list[str]] = {}
+        for b, store in zip(self.bases, self._stores, strict=True):
+            for problem in (b.snapshot.alias_problem, b.snapshot.private_problem):
+                if problem:
+                    out.append(problem)
+            if store.fallback:
+                fallen.setdefault(store.fallback, []).append(b.snapshot.name)
+        # One line per kind of fall-back, naming its bases: a read-only fleet says it once.
+        out += [f"{', '.join(names)}: {why}" for why, names in fallen.items()]
+        return out
 
     @property
     def include_private(self) -> bool:
@@ -442,6 +458,8 @@ class Memory:
         first = self.opened[0]
         fallback = Path(first).name or first
         fleet = card(fleet_manifest(first), fallback)
+        # A base private as a whole (the person) is not named without --all: its name and
+        # its root path say whose it is.
         members = [
             Member(
                 name=card(b.snapshot.agent_manifest, b.snapshot.agent_name).name,
@@ -449,5 +467,6 @@ class Memory:
                 role=b.snapshot.agent_manifest.first("role"),
             )
             for b in self.bases
+            if self.include_private or not b.snapshot.private.whole
         ]
         return describe(fleet, members)

@@ -1,9 +1,10 @@
 """Appending a refused question to `kb-misses.txt`, safely under concurrent writers.
 
 The file is rewritten whole (temp file + rename) under an exclusive lock file, so a reader
-never sees half a file and two agents refusing at once lose neither question. A lock left by
-a writer that died is taken over, a live writer's never (kb.io.lockfile). A failed write never
-fails the query: it is reported back as a message.
+never sees half a file. When another writer holds the lock past `LOCK_WAIT_S`, the question
+is deferred and folded in by the next writer (kb.io.deferred): concurrent agents lose no
+question and no route waits. A failed write never fails the query: it is reported back as
+a message.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from kb.io.atomic import write_atomic
-from kb.io.lockfile import LockBusy, lock_path, locked, read_or_empty
+from kb.io import deferred
 from kb.pure import misslog
 
 LOCK_WAIT_S = 0.5
@@ -30,17 +30,24 @@ def record(path: Path, question: str, looked_like: Sequence[str], today: str) ->
     """Record one refusal; None on success, else the one-line reason it was not recorded."""
     if not question.strip():
         return None
-    try:
-        with locked(lock_path(path), LOCK_WAIT_S):
-            old = misslog.parse(read_or_empty(path))
-            write_atomic(path, misslog.render(misslog.record(old, question, looked_like, today)))
-        return None
-    except LockBusy as e:
-        return str(e)
-    except OSError as e:
-        return f"could not write {path}: {e.strerror or e}"
+    record = {"question": question, "looked_like": list(looked_like), "date": today}
+    return deferred.update(path, record, _fold, LOCK_WAIT_S)
+
+
+def _fold(text: str, records: Sequence[deferred.Record]) -> str:
+    misses = misslog.parse(text)
+    for r in records:
+        looked = r.get("looked_like", [])
+        misses = misslog.record(
+            misses,
+            str(r.get("question", "")),
+            [str(w) for w in looked] if isinstance(looked, list) else [],
+            str(r.get("date", "")),
+        )
+    return misslog.render(misses)
 
 
 def load(path: Path) -> list[misslog.Miss]:
-    """The log in priority order; an absent log is empty, not an error."""
-    return misslog.parse(read_or_empty(path))
+    """The log in priority order, deferred questions included; an absent log is empty, not
+    an error."""
+    return misslog.parse(deferred.read_folded(path, _fold))

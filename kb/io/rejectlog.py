@@ -6,15 +6,16 @@ with O_EXCL, the marker kb-misses.txt uses), reading the log, counting the refus
 rewriting the whole file (temp file, fsync, rename). A reader sees the old log or the new,
 never half; two runs refusing at once lose neither refusal. A lock left by a writer that
 died is taken over, a live writer's never (kb.io.lockfile). A promotion run is a deliberate
-act, so it waits up to 5 s for the lock before it reports the log unwritable.
+act, so it waits up to 5 s for the lock; past that the refusal is deferred and folded in by
+the next writer (kb.io.deferred), never dropped.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from kb.io.atomic import write_atomic
-from kb.io.lockfile import LockBusy, lock_path, locked, read_or_empty
+from kb.io import deferred
 from kb.pure import rejections
 
 LOCK_WAIT_S = 5.0
@@ -26,19 +27,24 @@ def log_path(root: str) -> Path:
 
 def load(path: Path) -> tuple[rejections.Row, ...]:
     """The rows in file order; an absent log has none. Raises OSError when it is unreadable."""
-    return rejections.parse(read_or_empty(path))
+    return rejections.parse(deferred.read_folded(path, _fold))
 
 
 def record(path: Path, agent: str, slug: str, lens: str, reason: str, today: str) -> str | None:
     """Count one refusal in; None on success, else why it was not recorded (one line)."""
-    try:
-        with locked(lock_path(path), LOCK_WAIT_S):
-            rows = rejections.record(
-                rejections.parse(read_or_empty(path)), agent, slug, lens, reason, today
-            )
-            write_atomic(path, rejections.render(rows))
-        return None
-    except LockBusy as e:
-        return str(e)
-    except OSError as e:
-        return f"could not write {path}: {e.strerror or e}"
+    record = {"agent": agent, "slug": slug, "lens": lens, "reason": reason, "date": today}
+    return deferred.update(path, record, _fold, LOCK_WAIT_S)
+
+
+def _fold(text: str, records: Sequence[deferred.Record]) -> str:
+    rows = rejections.parse(text)
+    for r in records:
+        rows = rejections.record(
+            rows,
+            str(r.get("agent", "")),
+            str(r.get("slug", "")),
+            str(r.get("lens", "")),
+            str(r.get("reason", "")),
+            str(r.get("date", "")),
+        )
+    return rejections.render(rows)

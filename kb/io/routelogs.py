@@ -11,17 +11,16 @@ means two agents filing at once lose neither filing. A lock left by a writer tha
 taken over (kb.io.lockfile).
 
 Waiting differs by caller: `kb misroute` is a deliberate act and waits up to 5 s for the
-lock (losing a filing is worse than a pause); `kb boot` runs on every prompt and waits
-0.5 s, as the miss log does, then reports the failure and carries on.
+lock; `kb boot` runs on every prompt and waits 0.5 s, as the miss log does. Past the wait
+the record is deferred and folded in by the next writer (kb.io.deferred): never dropped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from kb.io.atomic import write_atomic
-from kb.io.lockfile import LockBusy, lock_path, locked, read_or_empty
+from kb.io import deferred
 from kb.pure import routelogs
 
 MISROUTE_LOCK_WAIT_S = 5.0
@@ -36,29 +35,56 @@ def abstentions_path(root: str) -> Path:
     return Path(root) / routelogs.ABSTENTIONS_NAME
 
 
-def _update(path: Path, change: Callable[[str], str], wait_s: float) -> str | None:
-    """Rewrite `path` as `change(old text)` under the lock; None, or why it was not written."""
-    try:
-        with locked(lock_path(path), wait_s):
-            write_atomic(path, change(read_or_empty(path)))
-        return None
-    except LockBusy as e:
-        return str(e)
-    except OSError as e:
-        return f"could not write {path}: {e.strerror or e}"
+def _fold_misroutes(text: str, records: Sequence[deferred.Record]) -> str:
+    rows = routelogs.parse_misroutes(text)
+    for r in records:
+        owner = r.get("owner")
+        rows = routelogs.record_misroute(
+            rows,
+            str(r.get("message", "")),
+            str(r.get("chose", "")),
+            None if owner is None else str(owner),
+            str(r.get("why", "")),
+            str(r.get("date", "")),
+        )
+    return routelogs.render_misroutes(rows)
 
 
 def record_misroute(path: Path, filing: routelogs.Filing, today: str) -> str | None:
-    """File one misroute; None on success, else the one-line reason nothing was written."""
+    """File one misroute; None when it is in the log or deferred (kb.io.deferred), else the
+    one-line reason nothing was kept."""
+    record = {
+        "message": filing.message,
+        "chose": filing.chose,
+        "owner": filing.owner,
+        "why": filing.why,
+        "date": today,
+    }
+    return deferred.update(path, record, _fold_misroutes, MISROUTE_LOCK_WAIT_S)
 
-    def change(text: str) -> str:
-        rows = routelogs.parse_misroutes(text)
-        updated = routelogs.record_misroute(
-            rows, filing.message, filing.chose, filing.owner, filing.why, today
-        )
-        return routelogs.render_misroutes(updated)
 
-    return _update(path, change, MISROUTE_LOCK_WAIT_S)
+_ABSTENTION_FIELDS = (
+    "count",
+    "first",
+    "last",
+    "coverage",
+    "nearest",
+    "subject",
+    "message",
+    "reason",
+    "contenders",
+)
+
+
+def _fold_abstentions(text: str, records: Sequence[deferred.Record]) -> str:
+    rows = routelogs.parse_abstentions(text)
+    for r in records:
+        try:
+            new = routelogs.Abstention(**{k: r[k] for k in _ABSTENTION_FIELDS})
+        except (KeyError, TypeError):
+            continue  # a damaged pending record: nothing to fold
+        rows = routelogs.record_abstention(rows, new)
+    return routelogs.render_abstentions(rows)
 
 
 def record_abstention(
@@ -71,23 +97,18 @@ def record_abstention(
     totals: Sequence[tuple[str, float]],
     today: str,
 ) -> str | None:
-    """Record one abstention (for `kb boot`); None on success, else why it was not written.
-    The arguments are `kb.pure.routelogs.abstention_line`'s."""
+    """Record one abstention (for `kb boot`); None when it is in the log or deferred, else
+    why it was not kept. The arguments are `kb.pure.routelogs.abstention_line`'s."""
     new = routelogs.new_abstention(coverage, nearest, subject, message, reason, totals, today)
-
-    def change(text: str) -> str:
-        return routelogs.render_abstentions(
-            routelogs.record_abstention(routelogs.parse_abstentions(text), new)
-        )
-
-    return _update(path, change, ABSTENTION_LOCK_WAIT_S)
+    record = {k: getattr(new, k) for k in _ABSTENTION_FIELDS}
+    return deferred.update(path, record, _fold_abstentions, ABSTENTION_LOCK_WAIT_S)
 
 
 def load_misroutes(path: Path) -> list[routelogs.Misroute]:
     """The log in rank order; an absent log is empty. Other read errors raise OSError."""
-    return routelogs.parse_misroutes(read_or_empty(path))
+    return routelogs.parse_misroutes(deferred.read_folded(path, _fold_misroutes))
 
 
 def load_abstentions(path: Path) -> list[routelogs.Abstention]:
     """The log in rank order; an absent log is empty. Other read errors raise OSError."""
-    return routelogs.parse_abstentions(read_or_empty(path))
+    return routelogs.parse_abstentions(deferred.read_folded(path, _fold_abstentions))

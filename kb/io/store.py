@@ -19,6 +19,7 @@ import bisect
 import contextlib
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -31,7 +32,7 @@ from kb.pure.chunking import chunk
 from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_norms, token_sets
 from kb.pure.fusion import TextHit
 from kb.pure.header import field_exact, front_matter
-from kb.pure.paths import stem_of
+from kb.pure.paths import MAP_NAMES, stem_of
 from kb.pure.textrank import TextStats
 from kb.pure.tokens import stem
 
@@ -192,12 +193,21 @@ class Store:
         self._span_map: SpanMap | None = None
         self._span_version = -1
         self._vocab_ready = False
+        # Why this store is not the base's own writable index (None when it is): printed
+        # once by every verb that opens it.
+        self.fallback: str | None = None
         self._stem_cache: dict[str, list[tuple[str, int]]] = {}
 
     @classmethod
-    def open(cls, root: Path) -> Store:
+    def open(cls, root: Path, read_only_fallback: bool = False) -> Store:
+        """The base's index. With `read_only_fallback` (every reading verb), an index that
+        cannot be opened for writing (a read-only disk, a folder kb may not write in) is
+        opened immutable instead, and a base with no index where none can be made gets an
+        empty one in memory; `fallback` then says which, for the one-line warning."""
         path = db_path(root)
         existed = path.exists()
+        if read_only_fallback and not existed and not _writable_dir(root):
+            return cls._in_memory(path, "nothing is indexed here and the folder cannot be written")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
@@ -217,6 +227,10 @@ class Store:
             else:
                 conn.executescript(HEADERS_SCHEMA)
         except (sqlite3.Error, OSError) as e:
+            if read_only_fallback and existed:
+                fallen = cls._immutable(path)
+                if fallen is not None:
+                    return fallen
             if not existed:
                 raise StoreError(
                     f"cannot open the index at {path}: nothing has been indexed here yet. Run "
@@ -227,6 +241,40 @@ class Store:
                 ) from e
             raise StoreError(f"cannot open the index at {path}: {e}", path, str(e)) from e
         return cls(conn, path, rebuilt)
+
+    @classmethod
+    def _immutable(cls, path: Path) -> Store | None:
+        """The index opened read-only and immutable (no lock, no -shm file: what a read-only
+        disk allows), or None when it cannot be read that way either."""
+        try:
+            conn = sqlite3.connect(
+                f"file:{path.as_posix()}?mode=ro&immutable=1", uri=True, isolation_level=None
+            )
+            conn.execute("SELECT 1 FROM files LIMIT 1").fetchall()
+            has_headers = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE name = 'headers'"
+            ).fetchone()
+            if has_headers is None or (
+                conn.execute("PRAGMA user_version").fetchone()[0] != HEADER_CACHE_VERSION
+            ):
+                # An index from another kb: its header cache cannot be trusted. An empty one
+                # in the temp schema (which shadows main's) is filled from the files instead.
+                conn.executescript(HEADERS_SCHEMA.replace("EXISTS headers", "EXISTS temp.headers"))
+        except sqlite3.Error:
+            return None
+        store = cls(conn, path, False)
+        store.fallback = "the index is read-only here; answering from it as it stands"
+        return store
+
+    @classmethod
+    def _in_memory(cls, path: Path, why: str) -> Store:
+        conn = sqlite3.connect(":memory:", isolation_level=None)
+        conn.executescript(SCHEMA)
+        conn.executescript(HEADERS_SCHEMA)
+        conn.execute(f"PRAGMA user_version = {HEADER_CACHE_VERSION}")
+        store = cls(conn, path, False)
+        store.fallback = f"{why}; answering from the notes' headers alone, with no text index"
+        return store
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> bool:
@@ -644,6 +692,21 @@ class Store:
         except sqlite3.Error:
             return {}
         return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
+
+
+def _writable_dir(root: Path) -> bool:
+    """Whether kb may create `.kb/` in `root` (a base on a read-only disk, or a folder that is
+    not a base at all, like `/etc`, gets no index written into it by a reading verb)."""
+    if not (root / "agent.txt").is_file() and not any((root / m).is_file() for m in MAP_NAMES):
+        return False
+    return os.access(root, os.W_OK) and not _read_only_mount(root)
+
+
+def _read_only_mount(root: Path) -> bool:
+    try:
+        return bool(os.statvfs(root).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
 
 
 def _varints(data: bytes) -> list[int]:

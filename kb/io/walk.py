@@ -11,7 +11,15 @@ from pathlib import Path
 
 from attrs import frozen
 
-from kb.pure.manifest import Manifest, PrivateLayer, parse_aliases, parse_manifest, private_layer
+from kb.pure.manifest import (
+    Manifest,
+    PrivateLayer,
+    fail_closed,
+    parse_aliases,
+    parse_manifest,
+    private_layer,
+    unmatched_private_message,
+)
 from kb.pure.names import printable
 from kb.pure.paths import MAP_NAMES
 
@@ -49,6 +57,13 @@ class BaseSnapshot:
     map_rel: str | None
     aliases: tuple[tuple[str, str], ...]
     alias_problem: str | None
+    # `private =` entries in agent.txt that name nothing in the base (the default private
+    # folders were kept beside them: `manifest.fail_closed`).
+    private_unmatched: tuple[str, ...] = ()
+
+    @property
+    def private_problem(self) -> str | None:
+        return unmatched_private_message(self.name, self.private_unmatched)
 
 
 def read_text(path: Path) -> str | None:
@@ -145,17 +160,44 @@ def shown(name: str) -> str:
     return _named(name)[0]
 
 
+# A link is followed only while it stays inside the base: what it points at is what would be
+# served, so a link out of the base (to another base's private layer, to /proc/self/environ,
+# to a home folder) is reported and never read.
+OUTSIDE = (
+    "it is a link to {what} outside this base, which kb does not read (privacy is judged on "
+    "what a path really is, and a link out of the base could serve anything); copy the "
+    "file in, or remove the link"
+)
+
+
+def _inside(real: str, real_root: str) -> str | None:
+    """`real` relative to `real_root` (POSIX separators), or None when it is outside."""
+    if real == real_root:
+        return ""
+    prefix = real_root.rstrip(os.sep) + os.sep
+    if not real.startswith(prefix):
+        return None
+    return real[len(prefix) :].replace(os.sep, "/")
+
+
+# (rel, size, mtime_ns, problem, the real path relative to the base root, (dev, ino) when
+# the file has other hard links)
+Raw = tuple[str, int, int, str | None, str, tuple[int, int] | None]
+
+
 def _walk(
     root: Path,
     rel_prefix: str,
-    out: list[tuple[str, int, int, str | None]],
+    out: list[Raw],
     seen: set[tuple[int, int]],
 ) -> None:
+    real_root = os.path.realpath(root)
     # An explicit stack, not recursion: a tree nested deeper than Python's recursion limit
-    # (about 1,000 levels) is still a tree to walk, not a crash.
-    pending = [(root, rel_prefix, False)]
+    # (about 1,000 levels) is still a tree to walk, not a crash. Each folder carries its real
+    # path relative to the base, so a file reached through a linked folder is judged by it.
+    pending = [(root, rel_prefix, False, "")]
     while pending:
-        folder, prefix, bad = pending.pop()
+        folder, prefix, bad, real_prefix = pending.pop()
         with os.scandir(folder) as it:
             entries = list(it)
         # Name order, so which of two links to one folder is walked (the other is skipped as
@@ -164,19 +206,26 @@ def _walk(
         entries.sort(key=lambda e: e.name, reverse=True)
         for e in entries:
             try:
-                is_dir = e.is_dir()  # follows symlinks, like the original
+                is_dir = e.is_dir()  # follows symlinks
+                linked = e.is_symlink()
             except OSError:  # a link to itself (ELOOP): neither a folder nor a file
                 continue
+            real_rel: str | None = real_prefix + e.name
+            if linked:
+                real_rel = _inside(os.path.realpath(e.path), real_root)
+            label, escaped = _named(e.name)
             if is_dir:
                 if e.name.startswith(".") or e.name in SKIPPED_DIRS:
+                    continue
+                if real_rel is None:
+                    out.append((prefix + label, 0, 0, OUTSIDE.format(what="a folder"), "", None))
                     continue
                 st = e.stat()
                 ident = (st.st_dev, st.st_ino)
                 if ident in seen:  # a symlink loop, or a second link to a folder already walked
                     continue
                 seen.add(ident)
-                label, escaped = _named(e.name)
-                pending.append((Path(e.path), prefix + label + "/", bad or escaped))
+                pending.append((Path(e.path), prefix + label + "/", bad or escaped, real_rel + "/"))
             elif e.name.lower().endswith(".md"):
                 try:
                     st = e.stat()
@@ -184,7 +233,10 @@ def _walk(
                         continue
                 except OSError:
                     continue  # a dangling link is not a file
-                label, escaped = _named(e.name)
+                if real_rel is None:
+                    problem: str | None = OUTSIDE.format(what="a file")
+                    out.append((prefix + label, st.st_size, st.st_mtime_ns, problem, "", None))
+                    continue
                 problem = (
                     BAD_NAME
                     if bad or escaped
@@ -192,7 +244,23 @@ def _walk(
                     if st.st_size > MAX_NOTE_BYTES
                     else None
                 )
-                out.append((prefix + label, st.st_size, st.st_mtime_ns, problem))
+                twin = (st.st_dev, st.st_ino) if st.st_nlink > 1 else None
+                out.append((prefix + label, st.st_size, st.st_mtime_ns, problem, real_rel, twin))
+
+
+def _spelled_on_disk(root: Path, rel: str) -> bool:
+    """Whether `rel` exists under `root` spelled exactly so, segment by segment (a
+    case-insensitive disk says `Records` exists when `records` does, but privacy compares
+    paths exactly, so `Records` would cover nothing)."""
+    folder = root
+    for part in rel.split("/"):
+        try:
+            if part not in os.listdir(folder):
+                return False
+        except OSError:
+            return False
+        folder = folder / part
+    return True
 
 
 def discover(given: str, include_private: bool) -> BaseSnapshot:
@@ -209,22 +277,39 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
         name = shown(root.name or str(root))
     agent_name = shown(root.name or given)
     agent_txt = read_text(root / "agent.txt")
+    typed = root.resolve().name if root.name in ("", ".", "..") else root.name
+    # The person base is private under any name it is reached by: the folder typed, or the
+    # folder a link to it really is (`ln -s ~/person fleet/me`).
+    real_name = root.resolve().name
     layer = private_layer(
-        agent_txt, root.resolve().name if root.name in ("", ".", "..") else root.name
+        agent_txt, "person" if "person" in (typed.lower(), real_name.lower()) else typed
     )
-    raw: list[tuple[str, int, int, str | None]] = []
+    unmatched = (
+        tuple(f for f in layer.folders if not _spelled_on_disk(root, f)) if layer.declared else ()
+    )
+    layer = fail_closed(layer, unmatched)
+    raw: list[Raw] = []
     try:
         st = root.stat()
         _walk(root, "", raw, {(st.st_dev, st.st_ino)})
     except OSError as e:
         raise WalkError(f"cannot read {shown(given)}: {e.strerror or e}") from e
     raw.sort(key=lambda r: (r[0], r[3] is not None))  # a readable file before a look-alike
+    # A file is private when any path it is really reached by is: the path walked, its real
+    # path behind links, and every other hard link to the same file inside the base.
+    private_twins = {
+        r[5] for r in raw if r[5] is not None and (layer.covers(r[0]) or layer.covers(r[4]))
+    }
     files: list[FileStat] = []
     skipped = 0
-    for i, (rel, size, mtime, problem) in enumerate(raw):
+    for i, (rel, size, mtime, problem, real_rel, twin) in enumerate(raw):
         if i and raw[i - 1][0] == rel:  # two refused names that render alike: one row
             continue
-        private = layer.covers(rel)
+        private = (
+            layer.covers(rel)
+            or (bool(real_rel) and layer.covers(real_rel))
+            or (twin is not None and twin in private_twins)
+        )
         if private and not include_private:
             skipped += 1
             continue
@@ -250,4 +335,5 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
         map_rel=map_rel,
         aliases=parse_aliases(alias_text) if alias_text is not None else (),
         alias_problem=alias_problem,
+        private_unmatched=unmatched,
     )

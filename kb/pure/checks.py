@@ -18,6 +18,7 @@ Rules of this module (workflow-verbs.md §2):
     E06 uncited record        error    `sources/{KEY}.txt`, line 0
     E09 broken record         error    `sources/{file}`, line 0
     W08 .gitignore gap        warning  `.gitignore`, line 0
+    E10 private names nothing error    `agent.txt`, line 0 (once per entry)
   Retired codes (E03 no map, E07, W02 map entry without keys) are never emitted.
 - Links are not checked in `templates/` (its links are placeholders); every other check is.
 - E02/W06/W07 skip exactly the files `kb index` counts as exempt: one predicate,
@@ -44,7 +45,7 @@ from kb.pure.entries import dead_keys, parse_note
 from kb.pure.header import front_matter, header_of, lines_of
 from kb.pure.links import CITE_OPEN, citations, wikilinks
 from kb.pure.listing import PROVENANCES, STAGES
-from kb.pure.manifest import PrivateLayer
+from kb.pure.manifest import DEFAULT_PRIVATE_FOLDERS, PrivateLayer
 from kb.pure.paths import is_exempt, stem_of
 from kb.pure.sources import NOT_A_KEY, Record, bibliography_line, is_key
 from kb.pure.style import EM_DASH, EN_DASH, bibliography_entry, dash_findings
@@ -89,6 +90,7 @@ class BaseFacts:
     records: tuple[Record, ...] = ()
     broken_records: tuple[tuple[str, str], ...] = ()  # (display path, problem)
     private_citations: frozenset[str] = frozenset()  # tokens cited in the private layer
+    private_unmatched: tuple[str, ...] = ()  # `private =` entries that name no folder
 
 
 @frozen
@@ -121,7 +123,7 @@ def private_scan_folders(
     records there is nothing a private citation could keep from E06."""
     if include_private or record_count == 0:
         return ()
-    return ("",) if layer.whole else layer.folders
+    return ("",) if layer.whole else (*layer.folders, *layer.kept)
 
 
 # -- the checks --------------------------------------------------------------------------
@@ -450,6 +452,24 @@ def ignore_findings(layer: PrivateLayer, gitignore: str | None) -> list[Finding]
     ]
 
 
+def private_findings(unmatched: tuple[str, ...]) -> list[Finding]:
+    """E10: a `private =` entry in agent.txt that names no folder of the base. The default
+    private folders were kept private beside it (kb.pure.manifest.fail_closed), so nothing
+    leaked; but what the line meant to hide is not hidden by it."""
+    return [
+        _error(
+            "agent.txt",
+            0,
+            "E10",
+            f"private entry `{entry}` names no folder in this base, so it hides nothing; the "
+            f"default private folders ({', '.join(DEFAULT_PRIVATE_FOLDERS)}) stay private "
+            "until it does. Write the folder as the base spells it, relative to the base "
+            "(`records`, `notes/secret`), or `.` for the whole base",
+        )
+        for entry in unmatched
+    ]
+
+
 def sort_key(f: Finding) -> tuple[str, int, str]:
     return (f.file, f.line, f.code)
 
@@ -473,6 +493,7 @@ def check_base(facts: BaseFacts) -> list[Finding]:
             out += note_findings(rel, text)
     out += uncited_findings(records, cited, successors)
     out += ignore_findings(facts.private, facts.gitignore)
+    out += private_findings(facts.private_unmatched)
     return sorted(out, key=sort_key)
 
 

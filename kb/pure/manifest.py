@@ -54,11 +54,15 @@ class PrivateLayer:
 
     whole: bool
     folders: tuple[str, ...]
+    declared: bool = False  # from a `private =` line, not the default for the folder name
+    # The default folders kept private beside a declaration that names nothing on disk
+    # (`fail_closed`): covered, though never declared (W08 asks only about `folders`).
+    kept: tuple[str, ...] = ()
 
     def covers(self, rel: str) -> bool:
         if self.whole:
             return True
-        return any(rel == f or rel.startswith(f + "/") for f in self.folders)
+        return any(rel == f or rel.startswith(f + "/") for f in (*self.folders, *self.kept))
 
 
 DEFAULT_PRIVATE_FOLDERS = ("profile", "projects", "records")
@@ -74,10 +78,51 @@ def private_layer(agent_txt: str | None, dir_name: str) -> PrivateLayer:
         for key, value in _declarations(agent_txt):
             if key != "private":
                 continue
-            if value == ".":
-                return PrivateLayer(whole=True, folders=())
-            folders = tuple(f for f in (p.strip().rstrip("/") for p in value.split(",")) if f)
-            return PrivateLayer(whole=False, folders=folders)
+            entries = [private_entry(p) for p in value.split(",")]
+            if "." in entries:
+                return PrivateLayer(whole=True, folders=(), declared=True)
+            folders = tuple(dict.fromkeys(e for e in entries if e))
+            return PrivateLayer(whole=False, folders=folders, declared=True)
     if dir_name.lower() == "person":
         return PrivateLayer(whole=True, folders=())
     return PrivateLayer(whole=False, folders=DEFAULT_PRIVATE_FOLDERS)
+
+
+def private_entry(raw: str) -> str:
+    """One `private =` entry as a folder relative to the base: `records`, `records/`,
+    `./records`, `/records` and `records/*` all name `records`; `.`, `./`, `/` and `*` name
+    the whole base (returned as `.`). Case is kept: a folder is matched as the disk spells
+    it."""
+    entry = raw.strip()
+    while entry.startswith("./"):
+        entry = entry[2:]
+    entry = entry.strip("/")
+    for tail in ("/**", "/*"):
+        if entry.endswith(tail):
+            entry = entry[: -len(tail)]
+    entry = entry.strip("/")
+    if entry in ("", ".", "*", "**"):
+        return "." if raw.strip() else ""
+    return entry
+
+
+def fail_closed(layer: PrivateLayer, unmatched: tuple[str, ...]) -> PrivateLayer:
+    """The layer a base gets when some declared folders name nothing on disk: the default
+    private folders stay private beside the declared ones, so a mistyped line
+    (`private = Records`) never makes `records/` public."""
+    if layer.whole or not unmatched:
+        return layer
+    kept = tuple(f for f in DEFAULT_PRIVATE_FOLDERS if f not in layer.folders)
+    return PrivateLayer(whole=False, folders=layer.folders, declared=True, kept=kept)
+
+
+def unmatched_private_message(base: str, unmatched: tuple[str, ...]) -> str | None:
+    if not unmatched:
+        return None
+    names = ", ".join(f"`{u}`" for u in unmatched)
+    return (
+        f"{base}/agent.txt: private {names} names no folder in this base, so "
+        f"{', '.join(DEFAULT_PRIVATE_FOLDERS)} stay private as well; write each private "
+        "folder as the base spells it, relative to the base (`records`, `notes/secret`), or "
+        "`.` for the whole base"
+    )

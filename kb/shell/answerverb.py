@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from kb.io.memory import Answer, Memory, OpenError
-from kb.io.model import model_timeout, run_model
+from kb.io.model import MAX_REPLY_BYTES, model_timeout, run_model
 from kb.io.walk import fleet_manifest, read_text
 from kb.pure import answer as core
 from kb.pure.blocks import strip_keyword_lines
@@ -29,19 +29,9 @@ from kb.pure.header import field_exact
 from kb.pure.paths import layer_of
 from kb.shell.inputs import AnswerInput
 from kb.shell.outcome import Outcome
+from kb.shell.readverbs import open_warnings
 
 NEEDS_QUESTION = "kb: answer needs a question\n\n"
-REBUILT_WARNING = (
-    "kb: an index predated the private column (ADR-0034) and was emptied. Run `kb index`.\n"
-)
-
-
-def _warnings(memory: Memory) -> str:
-    out = REBUILT_WARNING if memory.index_was_rebuilt else ""
-    for b in memory.bases:
-        if b.snapshot.alias_problem:
-            out += f"kb: {b.snapshot.alias_problem}\n"
-    return out
 
 
 def answer(inp: AnswerInput, err: TextIO | None = None) -> Outcome:
@@ -59,7 +49,7 @@ def answer(inp: AnswerInput, err: TextIO | None = None) -> Outcome:
     # `answerer =` with nothing after it configures nothing, like an absent line.
     command = (fleet_manifest(paths[0]).first("answerer") or "").strip() or None
     with memory:
-        warnings = _warnings(memory)
+        warnings = open_warnings(memory)
         mode = core.mode_of(inp.expanded, inp.complete)
         if mode is core.COMPLETE:
             done = _complete(memory, inp.question, command, root, timeout, err or sys.stderr)
@@ -113,6 +103,8 @@ def _fast(
     reply = run_model(command, prompt, root, timeout)
     if reply.text is None:
         return Outcome(stderr=stderr + core.silent_text(a.found, reply.reason), code=1)
+    if reply.cut:
+        stderr += f"kb answer: the answerer's reply passed {MAX_REPLY_BYTES} bytes; cut there\n"
     for path in core.unserved_citations(reply.text, [f.id for f in served]):
         stderr += core.unserved_warning(path)
     return Outcome(
@@ -190,4 +182,7 @@ def _complete(
     if reply.text is None:
         return Outcome(stderr=core.reduce_failed_text(reply.reason, facts), code=1)
     elapsed = time.monotonic() - started
-    return Outcome(stdout=core.complete_text(reply.text, len(files), calls, elapsed))
+    cut = f"kb answer: the reply passed {MAX_REPLY_BYTES} bytes; cut there\n" if reply.cut else ""
+    return Outcome(
+        stdout=core.complete_text(reply.text, len(files), calls, elapsed), stderr=cut
+    )

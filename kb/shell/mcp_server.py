@@ -12,8 +12,9 @@ stdout carries protocol messages only; everything a person should see goes to st
 from __future__ import annotations
 
 import json
+import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
 from kb.io.memory import Memory, OpenError
@@ -51,9 +52,22 @@ def _no_lone_surrogates(value: Any) -> None:
             _no_lone_surrogates(v)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is past what a double holds")
+    return value
+
+
 def parse_line(line: str) -> Any:
     try:
-        value = json.loads(line)
+        # Strict JSON: NaN and Infinity are not JSON, and a number past a double (1e400)
+        # would come back as inf and be echoed as `Infinity`, which no client can parse.
+        value = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError as e:
         raise ParseError(f"nesting deeper than {MAX_DEPTH}") from e
     except ValueError as e:
@@ -138,8 +152,15 @@ class Server:
 
 
 def dumps_line(reply: Mapping[str, Any]) -> str:
-    # json.dumps escapes newlines inside strings, so a reply is always one physical line.
-    return json.dumps(reply, ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "\n"
+    # json.dumps escapes newlines inside strings, so a reply is always one physical line;
+    # allow_nan=False keeps it strict JSON (a reply that cannot be becomes an error).
+    try:
+        text = json.dumps(
+            reply, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
+        )
+    except ValueError:
+        text = json.dumps(_error(None, -32603, "the reply was not representable as JSON"))
+    return text + "\n"
 
 
 def banner(memory: Memory, include_private: bool, where: str) -> str:
@@ -183,7 +204,7 @@ def serve(
         # Bytes, when the stream has them: a line that is not UTF-8 is then a parse error
         # like any other, not a UnicodeDecodeError out of the loop (how a text stdin decodes
         # depends on the locale).
-        for raw in getattr(stdin, "buffer", stdin):
+        for raw in bounded_lines(getattr(stdin, "buffer", stdin)):
             reply = answer_line(server, raw)
             if reply is None:
                 continue
@@ -195,10 +216,38 @@ def serve(
     return 0
 
 
+# One JSON-RPC message is one line; a line past this is not read into memory whole: it is
+# skipped to its end and answered with a parse error. A question is read up to 2,000
+# characters anyway (tokens.MAX_QUESTION_CHARS); 8 MiB leaves room for any real call.
+MAX_LINE_BYTES = 8 * 1024 * 1024
+TOO_LONG = b"\x00kb: line too long\x00"
+
+
+def bounded_lines(stream: Any) -> Iterator[Any]:
+    """The stream's lines, each at most `MAX_LINE_BYTES`; a longer one is drained in pieces
+    and yielded as `TOO_LONG`, which `answer_line` answers with -32700."""
+    while True:
+        line = stream.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE_BYTES and not line.endswith(
+            b"\n" if isinstance(line, bytes) else "\n"
+        ):
+            while True:
+                rest = stream.readline(MAX_LINE_BYTES)
+                if not rest or rest.endswith(b"\n" if isinstance(rest, bytes) else "\n"):
+                    break
+            yield TOO_LONG
+            continue
+        yield line
+
+
 def answer_line(server: Server, raw: str | bytes) -> str | None:
     """The reply line (with its newline) to one line read from the client, or None when
     nothing is owed (a blank line, a notification). Every line gets a JSON-RPC result or
     error; bytes that are not UTF-8 or JSON are -32700."""
+    if raw == TOO_LONG:
+        return dumps_line(_error(None, -32700, f"parse error: a line past {MAX_LINE_BYTES} bytes"))
     text = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes) else raw
     line = text.strip(" \t\r\n")  # JSON's whitespace: a line of `\x1c` is not blank
     if not line:

@@ -77,7 +77,7 @@ def _route(memory: Memory, args: Mapping[str, Any], top: int) -> str:
     answer = memory.ask(question, n)
     loss = memory.recall_loss(question, answer.confidence)
     hits = answer.keyword_hits[:n]
-    if not hits:
+    if not hits or answer.confidence.verdict == "nothing":
         return _refusal(memory, question, answer.confidence, loss.looked_like if loss else ())
     return mcptext.route_reply(question, answer.confidence, hits)
 
@@ -86,7 +86,9 @@ def _retrieve(memory: Memory, args: Mapping[str, Any], top: int) -> str:
     question = _text(args, "question")
     answer = memory.ask(question, _count(args, "top", top))
     loss = memory.recall_loss(question, answer.confidence)
-    if not answer.found:
+    # A refusal is a refusal on every tool: no passages on `nothing`, as kb_route and
+    # `kb route --context` do.
+    if not answer.found or answer.confidence.verdict == "nothing":
         return _refusal(memory, question, answer.confidence, loss.looked_like if loss else ())
     return mcptext.retrieve_reply(question, answer.confidence, answer.found, answer.changed)
 

@@ -24,12 +24,10 @@ def _paths(paths: tuple[str, ...]) -> list[str]:
     return list(paths) or ["."]
 
 
-def _warnings(memory: Memory) -> str:
+def open_warnings(memory: Memory) -> str:
+    """What every verb that opens bases prints on stderr before its answer."""
     out = REBUILT_WARNING if memory.index_was_rebuilt else ""
-    for b in memory.bases:
-        if b.snapshot.alias_problem:
-            out += f"kb: {b.snapshot.alias_problem}\n"
-    return out
+    return out + "".join(f"kb: {w}\n" for w in memory.warnings())
 
 
 def route(inp: RouteInput) -> Outcome:
@@ -47,7 +45,7 @@ def route(inp: RouteInput) -> Outcome:
     with memory:
         answer = memory.ask(inp.question, inp.top)
         loss = memory.recall_loss(inp.question, answer.confidence)
-        stderr = _warnings(memory)
+        stderr = open_warnings(memory)
         if loss is not None and loss.error:
             stderr += f"kb: {loss.error}\n"
         if inp.context:
@@ -135,7 +133,9 @@ def index(inp: IndexInput) -> Outcome:
     try:
         if inp.json:
             return Outcome(stdout=index_entries_json(paths, inp.all))
-        return Outcome(stdout=index_bases(paths, inp.all))
+        warnings: list[str] = []
+        text = index_bases(paths, inp.all, warnings)
+        return Outcome(stdout=text, stderr="".join(f"kb: {w}\n" for w in warnings))
     except IndexFailure as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
 

@@ -365,9 +365,14 @@ def test_escape_attempts_are_all_refused(escape_fleet: Path) -> None:
     attempts = _escape_attempts(escape_fleet)
     assert len(attempts) >= 200
     with _client([str(escape_fleet)], False) as c:
-        # The planted links are discovered (so the test reaches the real-path rule)...
-        stacks = json.dumps(c.get("/api/stacks").json())
-        assert "knowledge/leak.md" in stacks and "linked/secret.md" in stacks
+        # The planted links are refused by the walk itself: a link out of the base is never
+        # read (decision 0017), so it shows as an unreadable name with nothing of its text,
+        # and a folder link out of the base is not entered at all...
+        shelves = c.get("/api/stacks").json()["shelves"]
+        books = {b["rel"]: b for s in shelves if s["base"] == "ada" for b in s["books"]}
+        assert "unreadable" in books["knowledge/leak.md"]["ribbons"]
+        assert books["knowledge/leak.md"]["title"] == "leak"  # not the outside file's
+        assert not any(rel.startswith("linked/") and rel != "linked" for rel in books)
         # ...and the legitimate files are served, so a 404 below is a refusal, not an outage.
         assert c.get("/api/file?base=ada&rel=knowledge/backups.md").status_code == 200
         for base, rel in attempts:

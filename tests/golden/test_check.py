@@ -20,7 +20,7 @@ from tests.conftest import REPO, RunKb, check_golden
 
 FIXTURES = REPO / "tests" / "fixtures"
 # Every live code; E03, E07 and W02 are retired.
-ERRORS = ("E01", "E02", "E04", "E05", "E06", "E08", "E09")
+ERRORS = ("E01", "E02", "E04", "E05", "E06", "E08", "E09", "E10")
 WARNINGS = ("W01", "W03", "W04", "W05", "W06", "W07", "W08", "W09")
 
 

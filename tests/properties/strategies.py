@@ -216,6 +216,9 @@ class BaseSpec:
     notes: tuple[NoteSpec, ...]
     extra_files: tuple[str, ...]  # non-markdown files
     map_word: str = ""  # a word written into every map file's title
+    # Folders a test writes beside the spec's files (the privacy world's `sources/`): they
+    # exist on disk, so a private line naming them names something.
+    extra_dirs: tuple[str, ...] = ()
 
     def agent_txt(self) -> str:
         lines = [f"name = {self.name}", "role = answers questions  # a comment", "# private = ."]
@@ -238,10 +241,20 @@ class BaseSpec:
             if self.private_decl == ".":
                 return True, ()
             if isinstance(self.private_decl, tuple):
-                return False, tuple(f.strip().rstrip("/") for f in self.private_decl if f.strip())
+                folders = tuple(f.strip().rstrip("/") for f in self.private_decl if f.strip())
+                # A declared folder with nothing on disk names nothing: the defaults then
+                # stay private beside the declaration (kb.pure.manifest.fail_closed).
+                if any(f not in self._folders_on_disk() for f in folders):
+                    return False, (*folders, *DEFAULT_PRIVATE)
+                return False, folders
         if self.name.lower() == "person":
             return True, ()
         return False, DEFAULT_PRIVATE
+
+    def _folders_on_disk(self) -> set[str]:
+        rels = [*self.maps, *self.extra_files, *(n.rel for n in self.notes)]
+        found = {"/".join(r.split("/")[:i]) for r in rels for i in range(1, r.count("/") + 1)}
+        return found | set(self.extra_dirs)
 
     def is_private(self, rel: str) -> bool:
         whole, folders = self.private_rule()

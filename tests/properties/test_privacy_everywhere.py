@@ -156,7 +156,7 @@ def worlds(draw: st.DrawFn, private_deposit: bool = False) -> World:
     for b in fleet.bases:
         if b.has_agent and isinstance(b.private_decl, tuple) and draw(st.booleans()):
             b = replace(b, private_decl=(*b.private_decl, "sources"))
-        bases.append(b)
+        bases.append(replace(b, extra_dirs=("sources",)))  # write_world makes sources/
     if private_deposit:
         i = next((i for i, b in enumerate(bases) if b.has_agent), None)
         assume(i is not None)

@@ -97,7 +97,7 @@ def test_the_program_resolves_against_the_fleet_root_and_runs_in_a_scratch_dir(
     reply = run_model('models/echo.py "two words" \'single\' a\\ b ""', "12345", root, 30)
     assert reply.text is not None, reply.reason
     cwd, argv, size = reply.text.splitlines()
-    assert Path(cwd) == Path(tempfile.gettempdir()) / "kb-model-cwd"
+    assert Path(cwd) == Path(tempfile.gettempdir()) / f"kb-model-cwd-{os.getuid()}"
     assert not Path(cwd).resolve().is_relative_to(root.resolve())
     assert argv == repr(["two words", "single", "a b", ""])
     assert size == "5"

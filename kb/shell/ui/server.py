@@ -106,8 +106,16 @@ def _static(name: str) -> str:
     return resources.files("kb.shell.ui").joinpath("static", name).read_text("utf-8")
 
 
+# Bounds on what one request may carry. A question is read up to 2,000 characters
+# (tokens.MAX_QUESTION_CHARS), 24 KB percent-encoded at worst; a file path is at most a few
+# KB. The page never sends a body larger than a chat message. Past them: 414 and 413, unread.
+MAX_QUERY_BYTES = 64 * 1024
+MAX_BODY_BYTES = 64 * 1024
+
+
 class HostGuard:
-    """Refuses any request whose Host header does not name this machine."""
+    """Refuses any request whose Host header does not name this machine, and any request
+    past the size bounds above."""
 
     def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
         self.app = app
@@ -129,7 +137,42 @@ class HostGuard:
                 response = PlainTextResponse("wrong host", status_code=403)
                 await response(scope, receive, send)
                 return
+            refused = _too_large(scope)
+            if refused is not None:
+                await refused(scope, receive, send)
+                return
+            receive = _bounded(receive)
         await self.app(scope, receive, send)
+
+
+def _too_large(scope: MutableMapping[str, Any]) -> Response | None:
+    if len(scope.get("query_string", b"")) > MAX_QUERY_BYTES:
+        return PlainTextResponse(
+            f"query string past {MAX_QUERY_BYTES} bytes; ask a shorter question", status_code=414
+        )
+    for key, value in scope.get("headers", []):
+        if key == b"content-length" and (not value.isdigit() or int(value) > MAX_BODY_BYTES):
+            return PlainTextResponse(f"body past {MAX_BODY_BYTES} bytes", status_code=413)
+    return None
+
+
+def _bounded(
+    receive: Callable[[], Awaitable[MutableMapping[str, Any]]],
+) -> Callable[[], Awaitable[MutableMapping[str, Any]]]:
+    """`receive`, ending the request once a body without a declared length passes the
+    bound (a chunked upload is cut, not buffered)."""
+    seen = 0
+
+    async def wrapped() -> MutableMapping[str, Any]:
+        nonlocal seen
+        message = await receive()
+        if message.get("type") == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY_BYTES:
+                return {"type": "http.disconnect"}
+        return message
+
+    return wrapped
 
 
 def build_app(reader: Reader, token: str) -> Callable[..., Awaitable[None]]:

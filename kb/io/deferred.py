@@ -1,0 +1,104 @@
+"""Updating a shared log so that no caller fails and no record is lost, however many write.
+
+A log (the miss log, the misroutes, the abstentions, the rejections) is rewritten whole
+under its lock file (kb.io.lockfile). When the lock is busy for longer than the caller can
+wait, the record is not dropped: it is written as one small file of its own into a hidden
+folder beside the log, `.<log name>.pending/`, created complete under a temporary name and
+renamed in, so it is either there whole or not at all. The next writer that holds the lock
+folds every pending record into the log, in the order they were deferred, writes the log,
+and only then removes the records it folded. Readers fold the pending records too, so a
+deferred record is visible at once.
+
+A kill between writing the log and removing its pending records makes the next writer fold
+them again (counted twice): a record is never lost, and at worst counted once more after a
+crash. Measured before: 40 concurrent refused routes kept 24 of 40 questions in the miss log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from kb.io.atomic import write_atomic
+from kb.io.lockfile import LockBusy, lock_path, locked, read_or_empty
+
+Record = dict[str, Any]
+# Applies records to the log's text, returning the new text.
+Fold = Callable[[str, Sequence[Record]], str]
+
+
+def pending_dir(path: Path) -> Path:
+    return path.parent / f".{path.name}.pending"
+
+
+def pending(path: Path) -> list[tuple[Path, Record]]:
+    """The records deferred for `path`, oldest first; a damaged one is skipped (and left)."""
+    folder = pending_dir(path)
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+    except OSError:
+        return []
+    out: list[tuple[Path, Record]] = []
+    for name in names:
+        file = folder / name
+        try:
+            value = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(value, dict):
+            out.append((file, value))
+    return out
+
+
+def defer(path: Path, record: Record) -> None:
+    """Write `record` as a pending file for `path`: complete, or not at all."""
+    folder = pending_dir(path)
+    folder.mkdir(exist_ok=True)
+    # Nanoseconds first, so names sort in the order records were deferred.
+    name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}"
+    tmp = folder / f".{name}.tmp"
+    tmp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, folder / f"{name}.json")
+
+
+def read_folded(path: Path, fold: Fold) -> str:
+    """The log's text with every pending record folded in (what a reader should see)."""
+    deferred = [r for _, r in pending(path)]
+    text = read_or_empty(path)
+    return fold(text, deferred) if deferred else text
+
+
+def update(path: Path, record: Record, fold: Fold, wait_s: float) -> str | None:
+    """Fold `record` (after any pending ones) into the log at `path`. None when the record
+    is in the log or safely deferred; else the one-line reason it could not be kept at all
+    (the disk refused both the log and the pending folder)."""
+    try:
+        with locked(lock_path(path), wait_s):
+            waiting = pending(path)
+            text = fold(read_or_empty(path), [*(r for _, r in waiting), record])
+            write_atomic(path, text)
+            for file, _ in waiting:
+                try:
+                    file.unlink()
+                except FileNotFoundError:
+                    pass
+        return None
+    except LockBusy:
+        pass
+    except OSError as e:
+        error = f"could not write {path}: {e.strerror or e}"
+        try:
+            defer(path, record)
+        except OSError:
+            return error
+        return None
+    try:
+        defer(path, record)
+    except OSError as e:
+        return f"could not write {path} or defer to {pending_dir(path)}: {e.strerror or e}"
+    return None
