@@ -8,10 +8,12 @@ Rules of this module:
   secret-looking name, a password in a URL), `[REDACTED_TOKEN]` (a bearer or authorization
   credential, a JWT), `[REDACTED_KEY]` (a provider key recognised by its shape).
 - Rules run in a fixed order, each over the output of the one before: PEM blocks (they
-  span lines, so they go first), passwords in URLs, authorization headers, bearer tokens,
-  secret assignments, credential-looking values after key-like names, then provider keys
-  by shape. A value already replaced by a marker is never replaced again, so scrubbing
-  twice gives what scrubbing once gave.
+  span lines, so they go first), base64-wrapped PEM, YAML block values, passwords in URLs,
+  command-line flags and `-u user:pass`, percent-encoded assignments, markup elements and
+  key/value attributes, authorization headers, bearer tokens, secret assignments,
+  credential-looking values after key-like names, then provider keys by shape. A value
+  already replaced by a marker is never replaced again, so scrubbing twice gives what
+  scrubbing once gave.
 - No rule takes the *name* of another assignment as its value (`token:` then
   `password: x`; `bearer` then `access_token:`): the name is what tells the later rule a
   secret follows, and replacing it would leave that secret in plain sight.
@@ -348,9 +350,114 @@ def _shape(m: re.Match[str]) -> str:
     return kept + shape.marker + word[len(core) :]
 
 
+# -- YAML block scalars under a secret name -----------------------------------------------------
+
+# `password: |` (or `>`, `|-`, `>+2`) and then the value on the more-indented lines below: the
+# assignment rule would only see the `|`. Every line of the block is replaced, its indent kept.
+_YAML_BLOCK = re.compile(
+    rf"(?im)^([ \t]*)([\"']?)(?:{_NAME}|{_KEYISH})\2[ \t]*:[ \t]*[|>][+\-]?[0-9]?[ \t]*\r?\n"
+    r"((?:\1[ \t]+\S[^\n]*(?:\n|$))+)"
+)
+
+
+# The same block after something flattened its lines (`password: | Hunter2 more`): what follows
+# the indicator up to the next `name:` or the end of the line is the value.
+_YAML_FLAT = re.compile(
+    rf"(?i){_START}([\"']?)(?:{_NAME}|{_KEYISH})\1[ \t]*:[ \t]*[|>][+\-]?[0-9]?[ \t]+"
+    r"(?!\[REDACTED_)([^\n]+?)"
+    r"(?=[ \t]+[\"']?[A-Za-z_][A-Za-z0-9_\-]*[\"']?[ \t]*:(?:\s|$)|[ \t]*$)",
+    re.MULTILINE,
+)
+
+
+def _yaml_flat(m: re.Match[str]) -> str:
+    return m.group(0)[: m.start(2) - m.start(0)] + SECRET
+
+
+def _yaml_block(m: re.Match[str]) -> str:
+    head = m.group(0)[: m.start(3) - m.start(0)]
+    lines = m.group(3).splitlines(keepends=True)
+    out = []
+    for line in lines:
+        body = line.rstrip("\r\n")
+        indent = body[: len(body) - len(body.lstrip())]
+        out.append(indent + SECRET + line[len(body) :])
+    return head + "".join(out)
+
+
+# -- secrets on a command line -------------------------------------------------------------------
+
+# `--password X`, `--password=X`, `--api-key X`, `--token=X`: a flag named like a secret.
+_FLAG = re.compile(
+    rf"(?i)(?<![A-Za-z0-9_\-])(--(?:{_NAME})[ =])(?!-)(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)"
+)
+# `-pSecret99` or `-p Secret99` (mysql and friends): only when what follows looks like a
+# password (8 or more characters holding a digit, no `/`, `.` or `-` of a path or a name),
+# since `-p` is also `mkdir -p some-dir` and `ssh -p 22` (a port has at most 5 digits).
+_SHORT_P = re.compile(
+    r"(?<![A-Za-z0-9_\-])(-p[ ]?)(?=[^\s/.\-]*[0-9])([^\s/.\-\"']{8,})(?=[\s\"',;)]|$)"
+)
+# `curl -u user:secret`, `--user user:secret`: what follows the first `:` is the password.
+_USER = re.compile(r"(?<![A-Za-z0-9_\-])((?:-u|--user)[ =]?[^\s:\"']+:)([^\s\"']+)")
+
+
+def _flag(m: re.Match[str]) -> str:
+    value = m.group(2)
+    if _is_marker(value) or value.strip("\"'").startswith(MARKER_START):
+        return m.group(0)
+    quote = value[0] if value[:1] in "\"'" else ""
+    return f"{m.group(1)}{quote}{SECRET}{quote}"
+
+
+def _after_group_one(m: re.Match[str]) -> str:
+    if m.group(2).startswith(MARKER_START):
+        return m.group(0)
+    return m.group(1) + SECRET
+
+
+# -- secrets in markup and encodings -----------------------------------------------------------
+
+# `password%3DHunter2` (a query string encoded once more): the `=` percent-encoded.
+_ENCODED = re.compile(rf"(?i)(?<![A-Za-z0-9_\-])((?:{_NAME})%3D)([^&\s\"']+)")
+# `<password>Hunter2</password>`: an element named like a secret.
+_ELEMENT = re.compile(rf"(?i)(<((?:{_NAME}|{_KEYISH}))(?:\s[^>]*)?>)([^<]+)(</\2\s*>)")
+# `<add key="ApiKey" value="..."/>` (.NET config, and any key/value attribute pair).
+_KEY_VALUE = re.compile(
+    rf"(?i)((?:key|name)\s*=\s*\"(?:{_NAME}|{_KEYISH})\"[^>]*?\bvalue\s*=\s*\")([^\"]*)(\")"
+)
+# A private key wrapped in base64 once more (a Kubernetes secret, an env var): base64 of
+# `-----BEGIN` is `LS0tLS1CRUdJTi`; the whole base64 run goes.
+_B64_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/=]*")
+
+
+def _element(m: re.Match[str]) -> str:
+    if m.group(3).strip().startswith(MARKER_START) or not m.group(3).strip():
+        return m.group(0)
+    return m.group(1) + SECRET + m.group(4)
+
+
+def _key_value(m: re.Match[str]) -> str:
+    if not m.group(2) or m.group(2).startswith(MARKER_START):
+        return m.group(0)
+    return m.group(1) + SECRET + m.group(3)
+
+
+def _b64_pem(_m: re.Match[str]) -> str:
+    return PRIVATE_KEY
+
+
 RULES = (
     Rule("private-key-block", _PEM, _pem),
+    Rule("base64-private-key", _B64_PEM, _b64_pem),
+    Rule("yaml-block-secret", _YAML_BLOCK, _yaml_block),
+    Rule("yaml-block-secret-flattened", _YAML_FLAT, _yaml_flat),
     Rule("url-password", _URL, _url),
+    Rule("command-line-flag", _FLAG, _flag),
+    Rule("command-line-short-password", _SHORT_P, _after_group_one),
+    Rule("command-line-user", _USER, _after_group_one),
+    Rule("percent-encoded-assignment", _ENCODED, _after_group_one),
+    Rule("markup-element", _ELEMENT, _element),
+    Rule("markup-key-value", _KEY_VALUE, _key_value),
     Rule("authorization-header", _AUTHORIZATION, _authorization),
     Rule("bearer-token", _BEARER, _bearer),
     Rule("secret-assignment", _ASSIGNMENT, _assignment),

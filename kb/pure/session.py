@@ -23,6 +23,8 @@ from collections.abc import Iterable
 
 from attrs import frozen
 
+from kb.pure.scrub import scrub
+
 SESSIONS_DIR = (".kb", "sessions")
 ENVELOPE_KEYS = ("prompt", "session_id", "hook_event_name", "cwd")
 
@@ -107,7 +109,9 @@ def event_line(event: Event) -> str:
     """One event as its line, with the trailing newline."""
     if isinstance(event, Refused):
         offered = ", ".join(flatten(w) for w in event.looked_like)
-        return f"refused\t{flatten(event.question)}\t{offered}\n"
+        # Scrubbed before it is flattened: a secret's shape can span lines (a YAML block
+        # value), and one line of it is no longer a shape any rule knows.
+        return f"refused\t{flatten(scrub(event.question))}\t{offered}\n"
     if isinstance(event, Routed):
         return f"routed\t{flatten(event.agent)}\n"
     return f"conclusion\t{flatten(event.text)}\n"

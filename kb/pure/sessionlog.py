@@ -15,13 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kb.pure.scrub import scrub
+
 
 def flatten(text: str) -> str:
     return text.replace("\t", " ").replace("\r", " ").replace("\n", " ").strip()
 
 
 def refused_line(question: str, looked_like: Sequence[str]) -> str:
-    return f"refused\t{flatten(question)}\t{flatten(', '.join(looked_like))}\n"
+    # Scrubbed before it is flattened: a secret's shape can span lines (a YAML block value).
+    return f"refused\t{flatten(scrub(question))}\t{flatten(', '.join(looked_like))}\n"
 
 
 def routed_line(agent: str) -> str:
