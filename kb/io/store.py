@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -184,8 +185,17 @@ def db_path(root: Path) -> Path:
 class Store:
     """An open index database for one base."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, rebuilt: bool) -> None:
-        self.conn = conn
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path,
+        rebuilt: bool,
+        reopen: Callable[[], sqlite3.Connection] | None = None,
+    ) -> None:
+        self._conn: sqlite3.Connection | None = conn
+        # How to open the connection again after `_release` (None: it cannot be, an index in
+        # memory, so it is never released).
+        self._reopen = reopen
         self.path = path
         self.rebuilt = rebuilt
         self._df_cache: dict[str, int] = {}
@@ -197,6 +207,25 @@ class Store:
         # once by every verb that opens it.
         self.fallback: str | None = None
         self._stem_cache: dict[str, list[tuple[str, int]]] = {}
+        _track(self)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The open connection, opened again if the process-wide budget released it."""
+        if self._conn is None:
+            if self._reopen is None:
+                raise StoreError(f"the index at {self.path} is closed", self.path, "closed")
+            self._conn = self._reopen()
+            self._vocab_ready = False  # the temp schema went with the old connection
+        _track(self)
+        return self._conn
+
+    def _release(self) -> None:
+        """Close the connection for now (it reopens on next use)."""
+        if self._conn is not None and self._reopen is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._conn = None
 
     @classmethod
     def open(cls, root: Path, read_only_fallback: bool = False) -> Store:
@@ -227,6 +256,8 @@ class Store:
             else:
                 conn.executescript(HEADERS_SCHEMA)
         except (sqlite3.Error, OSError) as e:
+            with contextlib.suppress(NameError, sqlite3.Error):
+                conn.close()
             if read_only_fallback and existed:
                 fallen = cls._immutable(path)
                 if fallen is not None:
@@ -240,29 +271,17 @@ class Store:
                     str(e),
                 ) from e
             raise StoreError(f"cannot open the index at {path}: {e}", path, str(e)) from e
-        return cls(conn, path, rebuilt)
+        return cls(conn, path, rebuilt, lambda: _connect(path))
 
     @classmethod
     def _immutable(cls, path: Path) -> Store | None:
         """The index opened read-only and immutable (no lock, no -shm file: what a read-only
         disk allows), or None when it cannot be read that way either."""
         try:
-            conn = sqlite3.connect(
-                f"file:{path.as_posix()}?mode=ro&immutable=1", uri=True, isolation_level=None
-            )
-            conn.execute("SELECT 1 FROM files LIMIT 1").fetchall()
-            has_headers = conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE name = 'headers'"
-            ).fetchone()
-            if has_headers is None or (
-                conn.execute("PRAGMA user_version").fetchone()[0] != HEADER_CACHE_VERSION
-            ):
-                # An index from another kb: its header cache cannot be trusted. An empty one
-                # in the temp schema (which shadows main's) is filled from the files instead.
-                conn.executescript(HEADERS_SCHEMA.replace("EXISTS headers", "EXISTS temp.headers"))
+            conn = _connect_immutable(path)
         except sqlite3.Error:
             return None
-        store = cls(conn, path, False)
+        store = cls(conn, path, False, lambda: _connect_immutable(path))
         store.fallback = "the index is read-only here; answering from it as it stands"
         return store
 
@@ -304,7 +323,11 @@ class Store:
         return "private" in missing
 
     def close(self) -> None:
-        self.conn.close()
+        _OPEN.pop(id(self), None)
+        if self._conn is not None:
+            self._conn.close()
+        self._conn = None
+        self._reopen = None
 
     # -- the header cache -------------------------------------------------------------
 
@@ -692,6 +715,51 @@ class Store:
         except sqlite3.Error:
             return {}
         return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
+
+
+# Open index connections are a process-wide budget: one base costs three file descriptors
+# (the database, its WAL and its shared-memory file), and a fleet of hundreds of bases under
+# a 256-descriptor limit (macOS's default) failed to open at all. Past this many, the least
+# recently used connection is closed and reopened when next needed (measured: a reopen costs
+# about 0.2 ms, against a question's tens).
+MAX_OPEN_STORES = 32
+_OPEN: OrderedDict[int, Store] = OrderedDict()
+
+
+def _track(store: Store) -> None:
+    if store._reopen is None:
+        return  # in memory: it cannot be closed and reopened, so it is not counted
+    key = id(store)
+    if key in _OPEN:
+        _OPEN.move_to_end(key)
+        return
+    _OPEN[key] = store
+    while len(_OPEN) > MAX_OPEN_STORES:
+        _, oldest = _OPEN.popitem(last=False)
+        oldest._release()
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def _connect_immutable(path: Path) -> sqlite3.Connection:
+    """The index opened read-only and immutable (no lock, no -shm file: what a read-only disk
+    allows); raises sqlite3.Error when it cannot be read that way."""
+    conn = sqlite3.connect(
+        f"file:{path.as_posix()}?mode=ro&immutable=1", uri=True, isolation_level=None
+    )
+    conn.execute("SELECT 1 FROM files LIMIT 1").fetchall()
+    has_headers = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'headers'").fetchone()
+    if has_headers is None or (
+        conn.execute("PRAGMA user_version").fetchone()[0] != HEADER_CACHE_VERSION
+    ):
+        # An index from another kb: its header cache cannot be trusted. An empty one in the
+        # temp schema (which shadows main's) is filled from the files instead.
+        conn.executescript(HEADERS_SCHEMA.replace("EXISTS headers", "EXISTS temp.headers"))
+    return conn
 
 
 def _writable_dir(root: Path) -> bool:

@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kb.shell.main import run
 
@@ -111,3 +114,46 @@ def test_a_private_line_naming_nothing_keeps_the_defaults_and_says_so(
     check = run(["check", str(fleet)])
     assert check.code == 1 and "E10" in check.stdout
     assert "names no folder in this base" in run(["index", str(fleet)]).stderr
+
+
+# -- the same rule as a property: any mix of links to the private layer, under any names ------
+
+LINK_KINDS = ("folder-symlink", "file-symlink", "hard-link", "renamed-person")
+link_names = st.from_regex(r"[a-z]{1,8}", fullmatch=True).filter(
+    lambda n: n not in {"records", "knowledge", "inbox", "skills", "tools", "person"}
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(LINK_KINDS), link_names), min_size=1, max_size=4))
+def test_no_link_layout_serves_the_private_layer(links: list[tuple[str, str]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "root"
+        shutil.copytree(REPO / "examples" / "fleet", root, ignore=shutil.ignore_patterns(".kb"))
+        ada = root / "fleet" / "ada"
+        contract = ada / "records" / "quillfeather-contract.md"
+        for kind, name in links:
+            target = ada / "knowledge" / f"{name}.md"
+            if kind == "folder-symlink" and not (ada / name).exists():
+                os.symlink("records", ada / name)
+            elif kind == "file-symlink" and not target.exists():
+                os.symlink(contract, target)
+            elif kind == "hard-link" and not target.exists():
+                os.link(contract, target)
+            elif kind == "renamed-person" and (root / "fleet" / "person").is_dir():
+                away = Path(tmp) / "away"
+                away.mkdir(exist_ok=True)
+                shutil.move(str(root / "fleet" / "person"), away / "person")
+                os.symlink(away / "person", root / "fleet" / name)
+        old = os.environ.get("KB_MISSES_PATH")
+        os.environ["KB_MISSES_PATH"] = str(Path(tmp) / "misses.txt")
+        try:
+            served = _served(root)
+            served += _served(root, "freelance working hours")
+        finally:
+            if old is None:
+                os.environ.pop("KB_MISSES_PATH", None)
+            else:
+                os.environ["KB_MISSES_PATH"] = old
+        _assert_hidden(served)
+        assert "freelance platform consultant" not in served  # the person base's own words
