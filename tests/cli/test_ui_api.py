@@ -520,7 +520,7 @@ def test_real_server_with_all_says_so(fleet: Path) -> None:
 def test_sigterm_stops_the_server_cleanly(fleet: Path) -> None:
     with kb_ui([str(fleet)]) as ui:
         ui.proc.terminate()
-        assert ui.proc.wait(15) == 0
+        assert ui.proc.wait(60) == 0  # generous: a loaded CI machine was seen past 15 s
 
 
 def test_busy_port_exits_1_with_one_line(fleet: Path) -> None:
