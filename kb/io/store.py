@@ -31,7 +31,6 @@ from kb.io.atomic import crash_point
 from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.chunking import chunk
 from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_norms, token_sets
-from kb.pure.fusion import TextHit
 from kb.pure.header import field_exact, front_matter
 from kb.pure.paths import MAP_NAMES, stem_of
 from kb.pure.textrank import TextStats
@@ -565,12 +564,6 @@ class Store:
             if df <= ceiling:
                 kept.append(term)
         return kept or list(terms)
-
-    def search(self, terms: Sequence[str], limit: int, include_private: bool) -> list[TextHit]:
-        """The best chunks with their passages: `rank`, then `details` for the rows kept."""
-        expr, rows = self.rank(terms, limit, include_private)
-        found = self.details(expr, [rowid for rowid, _, _ in rows])
-        return [TextHit(base, path, *found[rowid]) for rowid, base, path in rows if rowid in found]
 
     def rank(
         self, terms: Sequence[str], limit: int, include_private: bool

@@ -39,8 +39,9 @@ def test_five_hundred_bases_under_a_256_descriptor_limit(tmp_path: Path) -> None
         base = fleet / f"agent{i:03d}"
         (base / "knowledge").mkdir(parents=True)
         (base / "agent.txt").write_text(f"name = agent{i:03d}\nrole = keeps note {i}\n")
+        word = f"topic{i:03d}"
         (base / "knowledge" / "note.md").write_text(
-            f"# Note {i}\n\n**Search for:** topic{i:03d}, shared\n\nThe word topic{i:03d} lives here.\n"
+            f"# Note {i}\n\n**Search for:** {word}, shared\n\nThe word {word} lives here.\n"
         )
     indexed = _kb(["index"], tmp_path)
     assert indexed.returncode == 0, indexed.stderr
