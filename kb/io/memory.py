@@ -252,14 +252,7 @@ class Memory:
     def search_text(self, terms: Sequence[str], limit: int) -> list[TextHit]:
         """The best chunks on the fleet-wide scale, with their text and excerpts."""
         stubs, exprs, _ = self._ranked_text(terms, limit)
-        wanted: dict[int, list[int]] = {}
-        for stub in stubs:
-            wanted.setdefault(stub.source, []).append(stub.rowid)
-        details = {
-            (i, rowid): row
-            for i, rowids in wanted.items()
-            for rowid, row in self._stores[i].details(exprs[i], rowids).items()
-        }
+        details = self._details(stubs, exprs)
         return [
             evolve(
                 stub,
@@ -280,10 +273,11 @@ class Memory:
     ) -> tuple[list[TextHit], list[str], TextStats]:
         """One text ranking over every open base, as stubs (base, path, rowid, score; no
         text yet), and each base's MATCH expression, so passages are fetched only for the
-        files an answer keeps. Each base's own index picks its best `limit` chunks; they are
-        scored again on the fleet's scale (`kb.pure.textrank`) and merged by that score.
-        The index's own private column can be stale (a folder declared private after it
-        was indexed), so every chunk must also be a file this open found in scope."""
+        files an answer keeps. Each base's own index picks its best `BASE_CANDIDATES`
+        chunks (more when `limit` asks for more); they are scored again on the fleet's
+        scale (`kb.pure.textrank`) and merged by that score. The index's own private column
+        can be stale (a folder declared private after it was indexed), so every chunk must
+        also be a file this open found in scope."""
         candidates: list[Candidate] = []
         exprs: list[str] = []
         stats: list[TextStats] = []
@@ -329,19 +323,25 @@ class Memory:
         ]
         return stubs, exprs, fleet
 
-    def _with_passages(
-        self, found: Sequence[Found], stubs: Sequence[TextHit], exprs: Sequence[str]
-    ) -> tuple[Found, ...]:
-        kept = {(f.base, f.path) for f in found}
+    def _details(
+        self, stubs: Sequence[TextHit], exprs: Sequence[str]
+    ) -> dict[tuple[int, int], tuple[str, str, str, str | None, str | None, str | None]]:
+        """(store, rowid) -> the chunk's heading path, excerpt, text and file facts, fetched
+        from each base's index for exactly these stubs."""
         wanted: dict[int, list[int]] = {}
         for stub in stubs:
-            if (stub.base, stub.path) in kept:
-                wanted.setdefault(stub.source, []).append(stub.rowid)
-        details = {
+            wanted.setdefault(stub.source, []).append(stub.rowid)
+        return {
             (i, rowid): row
             for i, rowids in wanted.items()
             for rowid, row in self._stores[i].details(exprs[i], rowids).items()
         }
+
+    def _with_passages(
+        self, found: Sequence[Found], stubs: Sequence[TextHit], exprs: Sequence[str]
+    ) -> tuple[Found, ...]:
+        kept = {(f.base, f.path) for f in found}
+        details = self._details([s for s in stubs if (s.base, s.path) in kept], exprs)
         out: list[Found] = []
         for f in found:
             passages = tuple(
