@@ -220,6 +220,12 @@ def _walk(
                 if real_rel is None:
                     out.append((prefix + label, 0, 0, OUTSIDE.format(what="a folder"), "", None))
                     continue
+                if linked:
+                    # A link to a folder of this same base adds no file the walk does not
+                    # reach by the real path, and walking it first would file the notes
+                    # under the link's name (found by the privacy property: a link named
+                    # after `profile/` hid the real folder as "already seen").
+                    continue
                 st = e.stat()
                 ident = (st.st_dev, st.st_ino)
                 if ident in seen:  # a symlink loop, or a second link to a folder already walked

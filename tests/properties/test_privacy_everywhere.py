@@ -115,6 +115,9 @@ class World:
     marker: str
     private_sources: frozenset[str]  # bases whose private layer covers sources/
     anchors: tuple[tuple[str, str], ...]  # (base, the anchor's stem): marked in a private base
+    # (kind, public name): links into the private layer made after the fleet is written, so
+    # privacy is judged on what a file is, never on the name it was reached by (issue 14)
+    links: tuple[tuple[str, str], ...] = ()
 
     def anchor(self, base: str) -> str:
         return f"{base}/knowledge/{dict(self.anchors)[base]}.md"
@@ -199,7 +202,34 @@ def worlds(draw: st.DrawFn, private_deposit: bool = False) -> World:
         linked.append(replace(b, notes=ns))
     fleet = FleetSpec(tuple(linked))
     covered = frozenset(b.name for b in fleet.bases if _covers_sources(b))
-    return World(fleet, marker, covered, tuple(anchors))
+    links = draw(st.lists(st.tuples(st.sampled_from(LINK_KINDS), link_names), max_size=3))
+    return World(fleet, marker, covered, tuple(anchors), tuple(links))
+
+
+LINK_KINDS = ("folder-symlink", "file-symlink", "hard-link")
+LINK_PREFIX = "zzlink"  # no generated note or folder starts so
+link_names = st.from_regex(rf"{LINK_PREFIX}[a-z]{{1,4}}", fullmatch=True)
+
+
+def _link_into_private(root: Path, world: World) -> None:
+    """Reach each base's private notes under public names: a symlinked folder at the base's
+    top, a symlinked file and a hard link in knowledge/ (skipped where a name is taken)."""
+    for b in world.fleet.bases:
+        broot = root / "fleet" / b.name
+        whole, _ = b.private_rule()
+        hidden = [n for n in b.notes if b.is_private(n.rel) and "/" in n.rel]
+        if whole or not hidden:
+            continue
+        note = broot / hidden[0].rel
+        for kind, name in world.links:
+            folder_link = broot / name
+            file_link = broot / "knowledge" / f"{name}{note.suffix}"
+            if kind == "folder-symlink" and not folder_link.exists():
+                os.symlink(note.parent.relative_to(broot), folder_link)
+            elif kind == "file-symlink" and not file_link.exists():
+                os.symlink(note, file_link)
+            elif kind == "hard-link" and not file_link.exists():
+                os.link(note, file_link)
 
 
 SOURCE_KEYS = ("MASLW2HT43", "K7QXW9ZHPL", "23456789AB", "ZZXQ3W4E5R", "HJKM8N9P2Q")
@@ -207,6 +237,7 @@ SOURCE_KEYS = ("MASLW2HT43", "K7QXW9ZHPL", "23456789AB", "ZZXQ3W4E5R", "HJKM8N9P
 
 def write_world(root: Path, world: World) -> None:
     write_fleet(root, world.fleet)
+    _link_into_private(root, world)
     for i, b in enumerate(world.fleet.bases):
         broot = root / "fleet" / b.name
         title = f"Ledger of {world.marker}" if b.name in world.private_sources else "Ledger"
@@ -401,7 +432,9 @@ def test_no_surface_serves_the_private_layer_without_all(world: World) -> None:
     with _world(world) as (root, tmp):
         where = str(root)
         paths = (where,)
-        facts = expected_files(root, world.fleet, include_private=True)
+        found = expected_files(root, world.fleet, include_private=True)
+        # the model walks names, not real paths: what it finds through a link is private
+        facts = [replace(f, private=True) if LINK_PREFIX in f.rel else f for f in found]
         private = [f for f in facts if f.private]
         assert private, "the generator placed a private note"
         questions = _questions(world)
@@ -553,7 +586,11 @@ def test_no_surface_serves_the_private_layer_without_all(world: World) -> None:
         if world.private_sources:
             assert m not in _verb("sources", paths=paths)
             assert m in _cli(["sources", where, "--all"])
-        linked = {f.base for f in private if f.bucket != "unreadable"}
+        linked = {
+            f.base
+            for f in private
+            if f.bucket != "unreadable" and not f.rel.startswith(LINK_PREFIX)
+        }
         for base in linked:
             note = world.anchor(base)
             got = _cli(["links", note, where, "--direction", "in", "--all"])
@@ -592,7 +629,8 @@ def test_no_surface_serves_the_private_layer_without_all(world: World) -> None:
         with _room(where, include_private=True) as ui:
             assert probe.shows(ui.get("/api/stacks").text)
             for f in private:
-                if f.bucket != "unreadable":
+                # a linked folder is never walked: its notes are served by their real path
+                if f.bucket != "unreadable" and not f.rel.startswith(LINK_PREFIX):
                     response = ui.get("/api/file", params={"base": f.base, "rel": f.rel})
                     assert response.status_code == 200 and m in response.text, f
 
