@@ -14,7 +14,6 @@ refused with one line naming the argument as its JSON field and the legal values
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -145,11 +144,9 @@ def _count(args: Mapping[str, Any], arg: Arg, default: int) -> int:
     if value is None:
         return default
     low, high = arg.minimum or 0, arg.maximum or 0
-    whole = (
-        not isinstance(value, bool)
-        and isinstance(value, int | float)
-        and math.isfinite(value)
-        and value == int(value)
+    # An int is compared as it is (a 400-digit one overflows any conversion to float).
+    whole = (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and value.is_integer()
     )
     if not whole or not low <= value <= high:
         raise ToolError(
