@@ -21,7 +21,7 @@ from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots, fleet_ma
 from kb.pure.aliases import expand, expand_query, expansion_sources
 from kb.pure.election import AgentChoice, choose_agent_by_keyword
 from kb.pure.entries import Entry, Parsed, TokenSets, make_entry, token_sets
-from kb.pure.fleetcard import Member, card, describe
+from kb.pure.fleetcard import Card, Member, card, describe
 from kb.pure.fusion import Found, Passage, TextHit, fuse
 from kb.pure.header import field_folded
 from kb.pure.keyword import W_KEYWORD, KeywordHit, KeywordIndex
@@ -387,7 +387,11 @@ class Memory:
         )
 
     def changed_since_indexed(self, found: Found) -> bool:
-        return (found.base, found.path) in self._changed
+        return self.is_changed(found.base, found.path)
+
+    def is_changed(self, base: str, path: str) -> bool:
+        """The file's text differs from what the index holds, or it was never indexed."""
+        return (base, path) in self._changed
 
     def retrieve(self, question: str, top: int = DEFAULT_TOP) -> list[Found]:
         return list(self.ask(question, top).found)
@@ -455,6 +459,10 @@ class Memory:
         return rows
 
     def describe(self) -> str:
+        return describe(*self.fleet_card())
+
+    def fleet_card(self) -> tuple[Card, Sequence[Member]]:
+        """The fleet's card and one member per open base, from the manifests."""
         first = self.opened[0]
         fallback = Path(first).name or first
         fleet = card(fleet_manifest(first), fallback)
@@ -469,4 +477,4 @@ class Memory:
             for b in self.bases
             if self.include_private or not b.snapshot.private.whole
         ]
-        return describe(fleet, members)
+        return fleet, members

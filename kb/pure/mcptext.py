@@ -26,12 +26,23 @@ _VERDICT_WORDS = {
 _AGREEMENT_WORDS = {2: "both", 1: "only one", 0: "neither"}
 
 
-def evidence_line(c: Confidence) -> str:
+def has_runner_up(keyword_hits: Sequence[KeywordHit]) -> bool:
+    """Whether a second file scored on keywords: the margin is top / runner-up only then
+    (kb.pure.verdict.confidence_of writes 1.0 when there is none, which is not a tie)."""
+    return len(keyword_hits) > 1 and keyword_hits[1].score > 0
+
+
+def evidence_line(c: Confidence, runner_up: bool) -> str:
+    lead = (
+        f"it leads the runner-up by {c.margin:.2f}x"
+        if runner_up
+        else "no other file scored on keywords, so there is no runner-up to lead"
+    )
     return (
         f"EVIDENCE: the top file covers {c.coverage:.0%} of the question; keyword score "
         f"{c.keyword_score:.1f}; "
         f"{_AGREEMENT_WORDS.get(c.agreement, 'neither')} of the two independent scorers ranked "
-        f"the top file; it leads the runner-up by {c.margin:.2f}x. "
+        f"the top file; {lead}. "
         f"Verdict: {_VERDICT_WORDS[c.verdict]}."
     )
 
@@ -85,8 +96,10 @@ def no_match_reply(question: str, shortfall: Sequence[str], suggestions: Sequenc
     return text
 
 
-def route_reply(question: str, confidence: Confidence, hits: Sequence[KeywordHit]) -> str:
-    lines = [f"Files to open for: {question}", "", evidence_line(confidence), ""]
+def route_reply(
+    question: str, confidence: Confidence, hits: Sequence[KeywordHit], runner_up: bool
+) -> str:
+    lines = [f"Files to open for: {question}", "", evidence_line(confidence, runner_up), ""]
     for i, h in enumerate(hits, 1):
         title = f"  ({h.entry.title})" if h.entry.title else ""
         lines.append(f"{i}. {h.entry.base}/{h.entry.rel}{title}")
@@ -118,9 +131,10 @@ def retrieve_reply(
     question: str,
     confidence: Confidence,
     found: Sequence[Found],
-    changed: frozenset[tuple[str, str]] = frozenset(),
+    changed: frozenset[tuple[str, str]],
+    runner_up: bool,
 ) -> str:
-    out = [f"Passages for: {question}\n\n{evidence_line(confidence)}\n\n"]
+    out = [f"Passages for: {question}\n\n{evidence_line(confidence, runner_up)}\n\n"]
     if no_agreement(found):
         out.append(NO_AGREEMENT_NOTE + "\n\n")
     if looks_stale(found):
@@ -178,3 +192,18 @@ def list_reply(rows: Sequence[Row], limit: int) -> str:
     if cut:
         text += f"\n\n{cut} more not shown. Narrow the facets, or raise limit.\n"
     return text
+
+
+INSTRUCTIONS = (
+    "kb serves a fleet's markdown memory, read-only. kb_route says which files answer a "
+    "question (paths and why, cheap); kb_retrieve gives the passages themselves; kb_list "
+    "filters the files on disk by facet and never ranks; kb_fleet says who the fleet and "
+    "its agents are; kb_remember, before you write a claim down, proposes ADD, UPDATE or "
+    "NOOP from word overlap and writes nothing. Every answer to a question carries a "
+    "verdict: hit (the top file covers the question), guess (a lead to check, not an "
+    "answer) or nothing. On nothing the tools refuse instead of guessing: say the memory "
+    "does not cover it, and do not answer from the keys it offers back, which are matched "
+    "by spelling, not meaning. Each tool returns prose to read and the same facts as "
+    "structuredContent, described by its outputSchema. Without `kb serve --all` the "
+    "private layer is absent from every tool."
+)

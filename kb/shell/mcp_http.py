@@ -4,7 +4,9 @@ The transport is the SDK's (`StreamableHTTPSessionManager` in stateless mode, JS
 responses), so any MCP client that speaks streamable HTTP can connect. The answers are not
 the SDK's: its `tools/list` and `tools/call` handlers hand every request to the stdio
 server's `Server.handle`, which dispatches to kb.shell.mcp_tools.TOOLS. One tool table, one
-dispatcher, one open Memory: a question gets the same text over either transport.
+dispatcher, one open Memory: a question gets the same text and the same structured content
+over either transport. `initialize` is the SDK's, fed the stdio server's capabilities and
+instructions; it negotiates the version by the rule and the list the stdio server uses.
 
 Guarding (decided in kb.pure.httpguard): the socket is bound to 127.0.0.1 and nothing else
 (there is no flag for another address), a request with a foreign Origin gets 403, and one
@@ -30,8 +32,9 @@ from typing import IO, Any
 
 from kb.io.memory import Memory, OpenError
 from kb.pure.httpguard import LOCAL_HOSTS, origin_allowed, refusal
+from kb.pure.mcptext import INSTRUCTIONS
+from kb.shell.mcp_server import CAPABILITIES, banner, tools_list
 from kb.shell.mcp_server import Server as Dispatcher
-from kb.shell.mcp_server import banner, tools_list
 from kb.version import __version__
 
 HOST = "127.0.0.1"
@@ -94,9 +97,23 @@ class Guard:
 
 def build_app(memory: Memory, top: int, token: str) -> ASGIApp:
     import mcp_types
-    from mcp.server.lowlevel.server import Server
+    from mcp.server.lowlevel.server import NotificationOptions, Server
     from mcp.server.transport_security import TransportSecuritySettings
     from mcp.shared.exceptions import MCPError
+
+    class KbServer(Server[Any]):
+        """The SDK's server with the capabilities the stdio server advertises: one
+        definition (kb.shell.mcp_server.CAPABILITIES) for `initialize` on both transports."""
+
+        def get_capabilities(
+            self,
+            notification_options: NotificationOptions | None = None,
+            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+            extensions: dict[str, dict[str, Any]] | None = None,
+            *,
+            protocol_version: str | None = None,
+        ) -> mcp_types.ServerCapabilities:
+            return mcp_types.ServerCapabilities.model_validate(CAPABILITIES)
 
     dispatcher = Dispatcher(memory, top)
 
@@ -117,8 +134,12 @@ def build_app(memory: Memory, top: int, token: str) -> ASGIApp:
             raise MCPError(reply["error"]["code"], reply["error"]["message"])
         return mcp_types.CallToolResult.model_validate(reply["result"])
 
-    server: Server[Any] = Server(
-        "kb", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool
+    server = KbServer(
+        "kb",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
     )
     origins = [f"{s}://{h}{p}" for s in ("http", "https") for h in LOCAL_HOSTS for p in ("", ":*")]
     security = TransportSecuritySettings(

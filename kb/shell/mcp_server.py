@@ -1,10 +1,12 @@
 """`kb serve`: the Model Context Protocol over stdio, newline-delimited JSON-RPC 2.0.
 
 The loop is ours rather than the SDK's server class, because the protocol rules kb keeps
-differ from it (measured on mcp 2.3.0): `initialize` is answered but never required, a
-missing protocol version gets 2025-06-18, an unparseable line gets -32700 instead of
-silence, and notifications are never answered. The SDK's types still model the tool
-list, and the SDK's client drives the end-to-end tests.
+differ from it (measured again on mcp 2.3.0, decision 0020): `initialize` is answered but
+never required, an unparseable line gets -32700 instead of silence, `"id": null` is
+answered, and notifications are never answered. What a client learns at `initialize` is
+defined once here and served unchanged over HTTP (kb.shell.mcp_http): the capabilities,
+the instructions, and the protocol version, negotiated by the SDK's own rule over the
+SDK's own list of versions. The SDK's client drives the end-to-end tests.
 
 stdout carries protocol messages only; everything a person should see goes to stderr.
 """
@@ -18,11 +20,14 @@ from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
 from kb.io.memory import Memory, OpenError
+from kb.pure.mcptext import INSTRUCTIONS
 from kb.shell.mcp_tools import BY_TOOL, TOOLS, ToolError
 from kb.version import __version__
 
-DEFAULT_PROTOCOL = "2025-06-18"
 MAX_DEPTH = 64
+# What the server offers: tools, and a list that never changes while it runs. The SDK
+# derives the same from a server with tool handlers; kb.shell.mcp_http serves this one.
+CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
 
 
 class ParseError(Exception):
@@ -87,15 +92,24 @@ def _result(id_: Any, result: Any) -> dict[str, Any]:
 
 
 def tools_list() -> dict[str, Any]:
-    import mcp_types
+    return {"tools": [t.descriptor() for t in TOOLS]}
 
+
+def negotiate(requested: Any) -> str:
+    """The protocol version to answer `initialize` with: the client's when the server
+    speaks it, else the newest the server speaks (the handshake rule of the MCP spec). The
+    versions are the SDK's handshake versions, so stdio and HTTP agree by construction."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+
+    return requested if requested in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
+
+
+def initialize_result(requested: Any) -> dict[str, Any]:
     return {
-        "tools": [
-            mcp_types.Tool(
-                name=t.name, description=t.description, input_schema=t.input_schema()
-            ).model_dump(by_alias=True, exclude_none=True)
-            for t in TOOLS
-        ]
+        "capabilities": CAPABILITIES,
+        "instructions": INSTRUCTIONS,
+        "protocolVersion": negotiate(requested),
+        "serverInfo": {"name": "kb", "version": __version__},
     }
 
 
@@ -118,15 +132,7 @@ class Server:
         params = message.get("params")
         params = params if isinstance(params, Mapping) else {}
         if method == "initialize":
-            version = params.get("protocolVersion")
-            return _result(
-                id_,
-                {
-                    "capabilities": {"tools": {}},
-                    "protocolVersion": version if isinstance(version, str) else DEFAULT_PROTOCOL,
-                    "serverInfo": {"name": "kb", "version": __version__},
-                },
-            )
+            return _result(id_, initialize_result(params.get("protocolVersion")))
         if method == "ping":
             return _result(id_, {})
         if method == "tools/list":
@@ -145,10 +151,17 @@ class Server:
         arguments = params.get("arguments")
         arguments = arguments if isinstance(arguments, Mapping) else {}
         try:
-            text = tool.handler(self.memory, arguments, self.top)
+            reply = tool.handler(self.memory, arguments, self.top)
         except ToolError as e:
             return _error(id_, -32602, str(e))
-        return _result(id_, {"content": [{"text": text, "type": "text"}], "isError": False})
+        return _result(
+            id_,
+            {
+                "content": [{"text": reply.text, "type": "text"}],
+                "isError": False,
+                "structuredContent": reply.data,
+            },
+        )
 
 
 def dumps_line(reply: Mapping[str, Any]) -> str:

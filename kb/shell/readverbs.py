@@ -3,7 +3,7 @@ an Outcome; all the answering is done by the Memory contract and kb.pure rendere
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kb.io.memory import Answer, Memory, OpenError, RecallLoss
 from kb.pure.jsonout import dumps
@@ -98,6 +98,11 @@ def _route_context(memory: Memory, inp: RouteInput, answer: Answer, stderr: str)
 
 
 def _route_json(memory: Memory, answer: Answer, loss: RecallLoss | None) -> str:
+    return dumps(route_value(memory, answer, loss)) + "\n"
+
+
+def route_value(memory: Memory, answer: Answer, loss: RecallLoss | None) -> Any:
+    """The `kb route --json` payload as plain data (the MCP tools serve it too)."""
     # cattrs is only worth importing when JSON is asked for: it is off the terminal path.
     from kb.pure.wire import WireMiss, route_payload, unstructure
 
@@ -123,7 +128,7 @@ def _route_json(memory: Memory, answer: Answer, loss: RecallLoss | None) -> str:
         miss=miss,
         changed=answer.changed,
     )
-    return dumps(unstructure(payload)) + "\n"
+    return unstructure(payload)
 
 
 def index(inp: IndexInput) -> Outcome:

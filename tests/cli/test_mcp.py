@@ -99,13 +99,24 @@ def test_handshake_rules(raw: Raw) -> None:
     schema = listed["result"]["tools"][0]["inputSchema"]
     assert schema["required"] == ["question"]
     assert schema["properties"]["top"]["type"] == "integer"
+    # A version the server does not speak (or none) is answered with the newest it does;
+    # tests/cli/test_mcp_conventions.py holds the whole negotiation.
     init = raw.ask({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {}})
-    assert init["result"]["protocolVersion"] == "2025-06-18"
+    assert init["result"]["protocolVersion"] == "2025-11-25"
     assert init["result"]["serverInfo"]["name"] == "kb"
-    echoed = raw.ask(
+    unknown = raw.ask(
         {"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {"protocolVersion": "X"}}
     )
-    assert echoed["result"]["protocolVersion"] == "X"
+    assert unknown["result"]["protocolVersion"] == "2025-11-25"
+    spoken = raw.ask(
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18"},
+        }
+    )
+    assert spoken["result"]["protocolVersion"] == "2025-06-18"
     raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
     raw.send(json.dumps({"jsonrpc": "2.0", "method": "no/such/notification"}))
     assert raw.ask({"jsonrpc": "2.0", "id": None, "method": "ping"}) == {
@@ -140,7 +151,7 @@ def test_handshake_rules(raw: Raw) -> None:
             '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"kb_list",'
             '"arguments":{"stage":"final"}}}',
             -32602,
-            "Legal: raw, captured, distilled, derived",
+            "stage must be one of raw, captured, distilled, derived",
         ),
     ],
 )

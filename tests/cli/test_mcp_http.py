@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.cli.test_mcp_conventions import check_result
 from tests.conftest import EXAMPLE_FLEET, _copy
 
 TOKEN = "test-token-Zx81"
@@ -133,14 +134,20 @@ def test_foreign_origin_is_403(url: str) -> None:
         assert reply.json()["result"]["serverInfo"]["name"] == "kb"
 
 
-async def _drive(session: Any) -> tuple[list[Any], list[str], list[tuple[int, str]]]:
-    await session.initialize()
+Driven = dict[str, Any]
+
+
+async def _drive(session: Any) -> Driven:
+    init = await session.initialize()
     tools = (await session.list_tools()).tools
-    texts = []
+    by_name = {t.name: t for t in tools}
+    texts, data = [], []
     for name, arguments in CALLS:
         result = await session.call_tool(name, arguments)
         assert result.is_error is False
         texts.append(result.content[0].text)
+        data.append(result.structured_content)
+        check_result(by_name[name], arguments, texts[-1], data[-1])
     errors = []
     for name, arguments in BAD_CALLS:
         from mcp.shared.exceptions import MCPError
@@ -148,15 +155,15 @@ async def _drive(session: Any) -> tuple[list[Any], list[str], list[tuple[int, st
         with pytest.raises(MCPError) as caught:
             await session.call_tool(name, arguments)
         errors.append((caught.value.code, caught.value.message))
-    return tools, texts, errors
+    return {"init": init, "tools": tools, "texts": texts, "data": data, "errors": errors}
 
 
-def _over_http(url: str, token: str | None) -> tuple[list[Any], list[str], list[tuple[int, str]]]:
+def _over_http(url: str, token: str | None) -> Driven:
     from mcp.client.session import ClientSession
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    async def run() -> tuple[list[Any], list[str], list[tuple[int, str]]]:
+    async def run() -> Driven:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         async with (
             create_mcp_http_client(headers=headers) as client,
@@ -168,11 +175,11 @@ def _over_http(url: str, token: str | None) -> tuple[list[Any], list[str], list[
     return anyio.run(run)
 
 
-def _over_stdio(fleet: Path) -> tuple[list[Any], list[str], list[tuple[int, str]]]:
+def _over_stdio(fleet: Path) -> Driven:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    async def run() -> tuple[list[Any], list[str], list[tuple[int, str]]]:
+    async def run() -> Driven:
         params = StdioServerParameters(
             command=sys.executable,
             args=["-m", "kb.shell.main", "serve", str(fleet)],
@@ -185,16 +192,37 @@ def _over_stdio(fleet: Path) -> tuple[list[Any], list[str], list[tuple[int, str]
 
 
 def test_the_five_tools_answer_as_over_stdio(url: str, fleet: Path) -> None:
-    tools, texts, errors = _over_http(url, TOKEN)
-    assert [t.name for t in tools] == TOOLS
-    stdio_tools, stdio_texts, stdio_errors = _over_stdio(fleet)
-    assert [t.model_dump() for t in tools] == [t.model_dump() for t in stdio_tools]
-    assert texts == stdio_texts
-    assert errors == stdio_errors
+    http = _over_http(url, TOKEN)
+    texts, errors = http["texts"], http["errors"]
+    assert [t.name for t in http["tools"]] == TOOLS
+    stdio = _over_stdio(fleet)
+    # One definition of what `initialize` says (capabilities, instructions, the version
+    # negotiated), of the tools, and of every answer, text and structured alike.
+    assert http["init"].model_dump() == stdio["init"].model_dump()
+    assert [t.model_dump() for t in http["tools"]] == [t.model_dump() for t in stdio["tools"]]
+    assert texts == stdio["texts"]
+    assert http["data"] == stdio["data"]
+    assert errors == stdio["errors"]
     assert errors[0] == (-32602, "missing or empty argument: question")
     # The private layer stays out, as over stdio: the contract lives in records/.
     assert texts[3].startswith('Nothing matched "quillfeather contract".')
     assert "1. ada/knowledge/backups.md" in texts[0]
+
+
+@pytest.mark.parametrize(
+    ("asked", "given"),
+    [("2025-06-18", "2025-06-18"), ("1999-01-01", "2025-11-25"), ("2099-01-01", "2025-11-25")],
+)
+def test_http_negotiates_as_stdio_does(url: str, asked: str, given: str) -> None:
+    import httpx2
+
+    from kb.shell.mcp_server import initialize_result
+
+    init = {**INIT, "params": {**INIT["params"], "protocolVersion": asked}}
+    headers = {**ACCEPT, "Authorization": f"Bearer {TOKEN}"}
+    result = httpx2.post(url, json=init, headers=headers, timeout=10).json()["result"]
+    assert result["protocolVersion"] == given
+    assert result == initialize_result(asked)
 
 
 def test_the_sdk_client_without_the_token_is_refused(url: str) -> None:

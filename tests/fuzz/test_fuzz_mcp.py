@@ -51,7 +51,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 numbers = st.one_of(
     st.integers(-(2**70), 2**70),
-    st.sampled_from((0, 1, 5, 10**30, -1, 2**63, 2**64)),
+    st.sampled_from((0, 1, 5, 10**30, -1, 2**63, 2**64, 10**400)),
     st.floats(allow_nan=True, allow_infinity=True),
     st.booleans(),
     st.none(),

@@ -114,8 +114,9 @@ def test_mcp_kb_list_where_agrees_with_the_cli(vault: Path, kb: RunKb) -> None:
     tool = BY_TOOL["kb_list"]
     assert "where" in tool.input_schema()["properties"]
     with Memory.open([str(vault)]) as memory:
-        text = tool.handler(memory, {"where": "type=plan; status=in-progress;", "sort": "area"}, 5)
-        rows = text.split("\n\n", 1)[1].splitlines()
+        reply = tool.handler(memory, {"where": "type=plan; status=in-progress;", "sort": "area"}, 5)
+        rows = reply.text.split("\n\n", 1)[1].splitlines()
         assert [r.split("  ")[0] for r in rows] == [f"{r['base']}/{r['path']}" for r in cli]
+        assert reply.data["files"] == cli
         with pytest.raises(ToolError, match=r"^where takes key=value.*\(got ' status'\)$"):
             tool.handler(memory, {"where": "type=plan; status"}, 5)

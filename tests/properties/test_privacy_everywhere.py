@@ -355,7 +355,9 @@ def _stdin(text: str) -> Iterator[None]:
 
 
 def _mcp(server: Server, tool: str, arguments: dict[str, object]) -> str:
-    """A tool's text, as the client shows it (or the error, when the tool refused)."""
+    """A tool's text, as the client shows it, then its structured content as one JSON line
+    (or the error, when the tool refused). kb_remember's JSON restates the claim in three
+    keys, dropped as the CLI's `--json` check drops them."""
     reply = server.handle(
         {
             "jsonrpc": "2.0",
@@ -367,7 +369,11 @@ def _mcp(server: Server, tool: str, arguments: dict[str, object]) -> str:
     assert reply is not None, tool
     if "result" not in reply:
         return json.dumps(reply, ensure_ascii=False)
-    return "\n".join(c["text"] for c in reply["result"]["content"])
+    data = reply["result"]["structuredContent"]
+    if tool == "kb_remember":
+        data = _json_without(data, ("claim", "reason", "missing"))
+    text = "\n".join(c["text"] for c in reply["result"]["content"])
+    return text + "\n" + json.dumps(data, ensure_ascii=False)
 
 
 # Lines of `kb remember` that restate the claim (the claim, its words the chunk lacks, and
