@@ -10,26 +10,56 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from attrs import evolve, frozen
 
 from kb.io import clock, misslog
-from kb.io.store import FileHeader, Store, StoreError, token_sets_of
+from kb.io.store import (
+    FileHeader,
+    HeaderScan,
+    LightHeader,
+    Store,
+    StoreError,
+    token_sets_of,
+)
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots, fleet_manifest
 from kb.pure.aliases import expand, expand_query, expansion_sources
 from kb.pure.election import AgentChoice, choose_agent_by_keyword
-from kb.pure.entries import Entry, Parsed, TokenSets, make_entry, token_sets
+from kb.pure.entries import (
+    Entry,
+    Parsed,
+    Prepared,
+    TokenSets,
+    make_entry,
+    prepared_from,
+    token_sets,
+)
 from kb.pure.fleetcard import Card, Member, card, describe
 from kb.pure.fusion import Found, Passage, TextHit, fuse
 from kb.pure.header import field_folded
-from kb.pure.keyword import W_KEYWORD, KeywordHit, KeywordIndex
+from kb.pure.keyword import (
+    W_KEYWORD,
+    KeywordHit,
+    KeywordIndex,
+    idf_of,
+    phrase_words,
+    rank_prepared,
+    term_prefixes,
+)
 from kb.pure.listing import Facets, Row, matches
 from kb.pure.paths import folder_of, kind_of, layer_of
 from kb.pure.remember import EVIDENCE_WIDTH, Remembered, propose
 from kb.pure.shortfall import shortfall
-from kb.pure.suggest import SUGGEST_LIMIT, SuggestIndex, suggest_among
+from kb.pure.suggest import (
+    SUGGEST_FLOOR,
+    SUGGEST_LIMIT,
+    SuggestIndex,
+    asked_words,
+    best_keys,
+    part_score,
+)
 from kb.pure.textrank import (
     Candidate,
     TextStats,
@@ -88,10 +118,24 @@ class RecallLoss:
         return self.error is None
 
 
-@frozen
 class OpenBase:
-    snapshot: BaseSnapshot
-    headers: tuple[FileHeader, ...]
+    """One opened base: its walk, its stat pass, and its full headers, decoded from the
+    cache on first use (a question never asks for them: it reads postings)."""
+
+    def __init__(self, snapshot: BaseSnapshot, scan: HeaderScan, store: Store) -> None:
+        self.snapshot = snapshot
+        self.scan = scan
+        self._store = store
+
+    @functools.cached_property
+    def light(self) -> dict[str, LightHeader]:
+        return {h.rel: h for h in self.scan.lights}
+
+    @functools.cached_property
+    def headers(self) -> tuple[FileHeader, ...]:
+        rels = [h.rel for h in self.scan.lights]
+        full = self._store.headers_of(self.snapshot, self.scan, rels)
+        return tuple(full[rel] for rel in rels)
 
 
 class Memory:
@@ -114,51 +158,86 @@ class Memory:
         self.aliases: tuple[tuple[str, str], ...] = tuple(
             pair for b in self.bases for pair in b.snapshot.aliases
         ) + tuple(extra_aliases)
-        entries: list[Entry] = []
-        keyed: list[FileHeader] = []
-        self._changed: set[tuple[str, str]] = set()
         self._suggester: SuggestIndex | None = None
-        self._scanned_once = False
         self.unreachable: list[str] = []
         self.unreadable: list[tuple[str, str]] = []
-        self.unindexed: list[str] = []
-        for b, store in zip(self.bases, self._stores, strict=True):
-            snap = b.snapshot
-            indexed = store.indexed_hashes()
+        # Per base: each entry's path -> its place in the fleet's entry order (the keyword
+        # ranking's last tie-break, as the in-memory index numbers its entries).
+        self._entry_order: list[dict[str, int]] = []
+        count = 0
+        for b in self.bases:
+            order: dict[str, int] = {}
+            for h in b.scan.lights:
+                if h.bucket == "entry":
+                    order[h.rel] = count
+                    count += 1
+                elif h.bucket == "unreachable":
+                    self.unreachable.append(f"{b.snapshot.name}/{h.rel}")
+                elif h.bucket == "unreadable":
+                    self.unreadable.append((f"{b.snapshot.name}/{h.rel}", h.note))
+            self._entry_order.append(order)
+        self._entry_count = count
+        self._prepared: dict[tuple[int, str], Prepared] = {}
+        self._in_scope = tuple(frozenset(h.rel for h in b.scan.lights) for b in self.bases)
+        # The persisted postings answer only when every base's re-read files were saved
+        # with their rows; otherwise (a busy or read-only index that was behind) the whole
+        # keyword side is built in memory, as before issue 15: slower, never different.
+        self._postings = all(b.scan.saved for b in self.bases)
+
+    @functools.cached_property
+    def entries(self) -> tuple[Entry, ...]:
+        """Every entry in scope, in fleet order; decodes every header (listing, checking,
+        evaluating need them; a question does not)."""
+        return tuple(entry for entry, _ in self._keyed)
+
+    @functools.cached_property
+    def _keyed(self) -> list[tuple[Entry, FileHeader]]:
+        out: list[tuple[Entry, FileHeader]] = []
+        for b in self.bases:
             for h in b.headers:
-                # Freshness: the header cache hashes what is on disk now; the files table
-                # what the text index was built from. Different means stale passages.
-                if indexed.get(h.rel) != h.hash:
-                    self._changed.add((snap.name, h.rel))
                 if h.bucket == "entry":
                     parsed = Parsed("entry", h.title, h.keys, h.purpose, derived=h.derived)
-                    entry = make_entry(snap.name, h.rel, parsed)
-                    entries.append(entry)
-                    keyed.append(h)
-                elif h.bucket == "unreachable":
-                    self.unreachable.append(f"{snap.name}/{h.rel}")
-                elif h.bucket == "unreadable":
-                    self.unreadable.append((f"{snap.name}/{h.rel}", h.purpose))
-                if h.rel != snap.map_rel and h.rel not in indexed and h.bucket != "unreadable":
-                    self.unindexed.append(f"{snap.name}/{h.rel}")
-        self._in_scope = tuple(frozenset(h.rel for h in b.headers) for b in self.bases)
-        self.entries = tuple(entries)
-        self._keyed = keyed
+                    out.append((make_entry(b.snapshot.name, h.rel, parsed), h))
+        return out
+
+    @functools.cached_property
+    def _indexed(self) -> tuple[dict[str, str], ...]:
+        """Per base: path -> the content hash its text index was built from."""
+        return tuple(store.indexed_hashes() for store in self._stores)
+
+    @functools.cached_property
+    def unindexed(self) -> list[str]:
+        """Files in scope the text index does not hold (the map and unreadable files are
+        never indexed)."""
+        return [
+            f"{b.snapshot.name}/{h.rel}"
+            for b, indexed in zip(self.bases, self._indexed, strict=True)
+            for h in b.scan.lights
+            if h.rel != b.snapshot.map_rel and h.rel not in indexed and h.bucket != "unreadable"
+        ]
+
+    def is_changed(self, base: str, rel: str) -> bool:
+        """Whether the file's text differs from what the index holds (or was never indexed):
+        its passages may be stale, so every surface says so."""
+        for b, indexed in zip(self.bases, self._indexed, strict=True):
+            if b.snapshot.name == base:
+                light = b.light.get(rel)
+                return light is not None and indexed.get(rel) != light.hash
+        return False
 
     @functools.cached_property
     def keywords(self) -> KeywordIndex:
-        """The keyword index, built on first use: listing, describing and checking never
-        score, and skip decoding every header's token sets (113 MB and a third of a warm
-        open at 10,000 notes)."""
+        """The keyword index over every entry, built in memory on first use: for callers
+        that rank many questions or need every key (eval, the suggestion index), and for
+        every question when the persisted postings are behind."""
         sets: list[TokenSets] = []
-        for entry, h in zip(self.entries, self._keyed, strict=True):
+        for entry, h in self._keyed:
             cached = token_sets_of(h)
             sets.append(
                 cached
                 if cached is not None
                 else token_sets(entry.stem, entry.title, entry.keywords, entry.summary)
             )
-        self._keyed = []
         return KeywordIndex(self.entries, sets)
 
     # -- opening -----------------------------------------------------------------------
@@ -185,7 +264,7 @@ class Memory:
                 snap = discover(given, include_private=all)
                 store = Store.open(snap.root, read_only_fallback=True)
                 stores.append(store)
-                bases.append(OpenBase(snap, tuple(store.headers(snap))))
+                bases.append(OpenBase(snap, store.scan(snap), store))
                 rebuilt = rebuilt or store.rebuilt
         except (WalkError, StoreError) as e:
             for s in stores:
@@ -227,7 +306,7 @@ class Memory:
         return self.scope is Scope.ALL
 
     def entry_count(self) -> int:
-        return len(self.entries)
+        return self._entry_count
 
     def alias_count(self) -> int:
         return len(self.aliases)
@@ -236,7 +315,7 @@ class Memory:
         return len(self.bases)
 
     def is_empty(self) -> bool:
-        return not self.entries
+        return not self._entry_count
 
     def routable_agents(self) -> list[str]:
         return [b.snapshot.agent_name for b in self.bases if b.snapshot.routable]
@@ -247,7 +326,62 @@ class Memory:
         return expand_query(question, self.aliases)
 
     def route(self, question: str, top: int = DEFAULT_TOP) -> list[KeywordHit]:
-        return [h for h in self.keywords.rank(self.terms(question), top) if h.entry.rel]
+        return [h for h in self._rank_keywords(self.terms(question), top)[0] if h.entry.rel]
+
+    def _rank_keywords(
+        self, terms: Sequence[str], top: int
+    ) -> tuple[list[KeywordHit], Callable[[str], float]]:
+        """The keyword ranking and the idf it scored with. From the persisted postings: the
+        rows of the question's own words (and of the prefixes a phrase's second word can
+        be) name the candidates and count each word's document frequency over the entries
+        in scope; only the candidates' headers are decoded, and each is scored by the same
+        function as the in-memory index, so both rank alike (tests/properties)."""
+        if not self._postings:
+            index = self.keywords
+            return index.rank(terms, top), index.idf
+        df: dict[str, int] = {}
+        chosen: dict[tuple[int, str], int] = {}
+        for i, store in enumerate(self._stores):
+            order = self._entry_order[i]
+            for word, rel in store.vocabulary_rows(terms):
+                if rel in order:
+                    df[word] = df.get(word, 0) + 1
+                    chosen[(i, rel)] = order[rel]
+            for _, rel in store.phrase_rows(term_prefixes(terms)):
+                if rel in order:
+                    chosen[(i, rel)] = order[rel]
+        prepared = self._prepared_at(chosen)
+        extra = phrase_words((p for _, p in prepared), terms) - set(terms)
+        if extra:
+            for i, store in enumerate(self._stores):
+                order = self._entry_order[i]
+                for word, rel in store.vocabulary_rows(extra):
+                    if rel in order:
+                        df[word] = df.get(word, 0) + 1
+        total = self._entry_count
+
+        def idf(word: str) -> float:
+            return idf_of(total, df.get(word, 0))
+
+        return rank_prepared(prepared, terms, top, idf), idf
+
+    def _prepared_at(self, chosen: dict[tuple[int, str], int]) -> list[tuple[int, Prepared]]:
+        """(entry order, prepared entry) for each chosen (base, path), decoded once per open
+        (a server asks many questions of one open)."""
+        missing: dict[int, list[str]] = {}
+        for i, rel in chosen:
+            if (i, rel) not in self._prepared:
+                missing.setdefault(i, []).append(rel)
+        for i, rels in missing.items():
+            b = self.bases[i]
+            for rel, h in self._stores[i].headers_of(b.snapshot, b.scan, rels).items():
+                parsed = Parsed("entry", h.title, h.keys, h.purpose, derived=h.derived)
+                entry = make_entry(b.snapshot.name, rel, parsed)
+                sets = token_sets_of(h)
+                if sets is None:
+                    sets = token_sets(entry.stem, entry.title, entry.keywords, entry.summary)
+                self._prepared[(i, rel)] = prepared_from(entry, sets)
+        return sorted((order, self._prepared[key]) for key, order in chosen.items())
 
     def search_text(self, terms: Sequence[str], limit: int) -> list[TextHit]:
         """The best chunks on the fleet-wide scale, with their text and excerpts."""
@@ -357,10 +491,11 @@ class Memory:
     def ask(self, question: str, top: int = DEFAULT_TOP) -> Answer:
         own = question_terms(question)
         terms = expand(own, self.aliases)
-        keyword = [h for h in self.keywords.rank(terms, top * KEYWORD_OVERSAMPLE) if h.entry.rel]
+        ranked, idf = self._rank_keywords(terms, top * KEYWORD_OVERSAMPLE)
+        keyword = [h for h in ranked if h.entry.rel]
         text, exprs, stats = self._ranked_text(terms, top * TEXT_OVERSAMPLE)
         weights = term_weights(own, stats)
-        complete = W_KEYWORD * sum(self.keywords.idf(t) for t in own)
+        complete = W_KEYWORD * sum(idf(t) for t in own)
         fused = fuse(keyword, text, max(top, 2), weights, complete)
         evidence = evidence_for(
             fused[0] if fused else None,
@@ -389,10 +524,6 @@ class Memory:
     def changed_since_indexed(self, found: Found) -> bool:
         return self.is_changed(found.base, found.path)
 
-    def is_changed(self, base: str, path: str) -> bool:
-        """The file's text differs from what the index holds, or it was never indexed."""
-        return (base, path) in self._changed
-
     def retrieve(self, question: str, top: int = DEFAULT_TOP) -> list[Found]:
         return list(self.ask(question, top).found)
 
@@ -406,15 +537,27 @@ class Memory:
         return confidence_of([], set(), self.entry_count()).floor
 
     def suggest(self, question: str, limit: int = SUGGEST_LIMIT) -> list[str]:
-        # The first refusal scans the keys once (what a one-question process needs); a
-        # second one shows a long-lived caller, worth an index (built in ~1.7 s at 10,000
-        # notes, against ~0.2 s for one scan).
-        if self._suggester is None:
-            if not self._scanned_once:
-                self._scanned_once = True
-                return suggest_among(question, self.keywords.key_norms(), limit)
-            self._suggester = SuggestIndex(self.keywords.key_norms())
-        return self._suggester.suggest(question, limit)
+        """Keys that look like the question's words (spelling, never meaning). From the
+        persisted trigrams: only key words sharing a trigram with a question word are
+        compared, and only their keys read."""
+        if not self._postings:
+            if self._suggester is None:
+                self._suggester = SuggestIndex(self.keywords.key_norms())
+            return self._suggester.suggest(question, limit)
+        asked = asked_words(question)
+        if not asked:
+            return []
+        tris = {t for _, word_tris, _ in asked for t in word_tris}
+        parts = {part for store in self._stores for _, part in store.parts_sharing(tris)}
+        scores = {part: part_score(part, asked) for part in parts}
+        good = {part: score for part, score in scores.items() if score >= SUGGEST_FLOOR}
+        pairs = [
+            (key, good[part])
+            for i, store in enumerate(self._stores)
+            for part, key, rel in store.keys_with(good)
+            if rel in self._entry_order[i]
+        ]
+        return best_keys(pairs, limit)
 
     def shortfall(self, confidence: Confidence) -> list[str]:
         return shortfall(

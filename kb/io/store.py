@@ -24,6 +24,7 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from attrs import frozen
 
@@ -32,12 +33,14 @@ from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.chunking import chunk
 from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_norms, token_sets
 from kb.pure.header import field_exact, front_matter
+from kb.pure.keyword import postings_words
 from kb.pure.paths import MAP_NAMES, stem_of
+from kb.pure.suggest import trigrams
 from kb.pure.textrank import TextStats
 from kb.pure.tokens import stem
 
 # Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 8
+HEADER_CACHE_VERSION = 9
 BUSY_TIMEOUT_MS = 5000
 CACHE_WRITE_BUSY_MS = 50  # the header cache is saved only if the write lock is free now
 PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
@@ -80,12 +83,43 @@ HEADERS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS headers (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     hash TEXT, bucket TEXT NOT NULL, title TEXT NOT NULL, purpose TEXT NOT NULL,
-    parsed TEXT NOT NULL, tokens TEXT);
+    parsed TEXT NOT NULL, tokens TEXT,
+    declared INTEGER NOT NULL DEFAULT 0, derivable INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS kw_vocab (
+    word TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (word, path)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS kw_vocab_path ON kw_vocab (path);
+CREATE TABLE IF NOT EXISTS kw_second (
+    word TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (word, path)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS kw_second_path ON kw_second (path);
+CREATE TABLE IF NOT EXISTS kw_parts (
+    part TEXT NOT NULL, key TEXT NOT NULL, path TEXT NOT NULL,
+    PRIMARY KEY (part, key, path)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS kw_parts_path ON kw_parts (path);
+CREATE TABLE IF NOT EXISTS kw_trigrams (
+    tri TEXT NOT NULL, part TEXT NOT NULL, PRIMARY KEY (tri, part)) WITHOUT ROWID;
 """
+HEADER_TABLES = ("headers", "kw_vocab", "kw_second", "kw_parts", "kw_trigrams")
+
+# The keyword postings (issue 15): what the keyword scorer and the spelling suggestions need,
+# kept beside the header cache and written in the same transaction, so a process answering
+# one question reads the rows of its own words instead of decoding every header.
+# - `kw_vocab`: each keyed file's vocabulary (key bag, title, stem and purpose words); a
+#   word's rows are its postings, and their count in scope its document frequency.
+# - `kw_second`: the second word of each several-word key (a phrase inside a question starts
+#   its second word at a question word, so the question's prefixes find every such phrase).
+# - `kw_parts` and `kw_trigrams`: each key's words, and each word's trigrams, for the
+#   suggestions a refusal offers. A trigram row is never deleted: a word no file holds any
+#   more finds no `kw_parts` row, and the vocabulary only grows as fast as its words.
+# Every row names its path; the caller keeps a row only when its path is an entry this open
+# found in scope, so a deleted, renamed, newly private or no longer keyed file is never
+# counted, whatever rows it left behind.
 
 # `--top 10**30` or an MCP `top` of 1e300 is a number, not an error, but SQLite's LIMIT holds
 # a signed 64-bit integer and raises OverflowError past it: every limit is clamped to it.
 SQL_LIMIT_MAX = 2**63 - 1
+# Values bound in one `IN (...)` list: SQLite's default cap is 32,766; 500 keeps a statement
+# small enough to prepare fast.
+SQL_VARIABLES = 500
 
 # Ranking alone: bm25 over the matching rows, no snippet or text. Snippets are computed only
 # for the chunks of files the answer keeps (measured at 10,000 notes: 3.4 ms per base with
@@ -161,6 +195,29 @@ class FileHeader:
     # the note has words to be found by, so it is an entry outside the exempt folders.
     derived: bool = False
     derivable: bool = False
+
+
+@frozen
+class LightHeader:
+    """What the stat pass knows of a file without decoding its header: enough to count
+    entries, place a file in scope and say why one is unreadable (`note`, empty otherwise)."""
+
+    rel: str
+    private: bool
+    bucket: Bucket | str
+    hash: str
+    note: str
+
+
+@frozen
+class HeaderScan:
+    """One base's stat pass: the light headers in walk order, the full headers of the files
+    read again in it, each file's stat by path, and whether the re-read ones were saved."""
+
+    lights: tuple[LightHeader, ...]
+    fresh: dict[str, FileHeader]
+    stats: dict[str, FileStat]
+    saved: bool
 
 
 @frozen
@@ -249,7 +306,8 @@ class Store:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version != HEADER_CACHE_VERSION:
                 # The cache is derived: a new shape is simply rebuilt on this open.
-                conn.execute("DROP TABLE IF EXISTS headers")
+                for table in HEADER_TABLES:
+                    conn.execute(f"DROP TABLE IF EXISTS {table}")
                 conn.executescript(HEADERS_SCHEMA)
                 conn.execute(f"PRAGMA user_version = {HEADER_CACHE_VERSION}")
             else:
@@ -330,52 +388,92 @@ class Store:
 
     # -- the header cache -------------------------------------------------------------
 
-    def headers(self, base: BaseSnapshot) -> list[FileHeader]:
-        """Every in-scope file's header, reading only files whose stat changed."""
-        cached: dict[str, tuple[int, int, str | None, str, str, str, str, str | None]] = {
+    def scan(self, base: BaseSnapshot) -> HeaderScan:
+        """Every in-scope file's light header, in walk order, reading only files whose stat
+        changed (parsed in full, saved to the cache with their postings). What is decoded
+        per file is five columns: the title, keys and front matter stay in the database
+        until `headers_of` asks for them."""
+        cached = {
             row[0]: row[1:]
             for row in self.conn.execute(
-                "SELECT path, size, mtime_ns, hash, bucket, title, purpose, parsed, tokens "
-                "FROM headers"
+                "SELECT path, size, mtime_ns, hash, bucket, declared, derivable, "
+                "CASE WHEN bucket = 'unreadable' THEN purpose ELSE '' END FROM headers"
             )
         }
-        out: list[FileHeader] = []
+        lights: list[LightHeader] = []
         fresh: list[tuple[FileStat, FileHeader]] = []
         for f in base.files:
             row = cached.get(f.rel)
             if row is not None and row[0] == f.size and row[1] == f.mtime_ns:
-                _, _, h, bucket, title, purpose, parsed, tokens = row
-                decoded = _decode(parsed)
-                if decoded is not None:
-                    keys, front, derived, derivable = decoded
-                    if bucket != "unreadable":  # the map may have changed since: ask again
-                        bucket = bucket_of(
-                            base.map_rel, f.rel, bool(keys) and not derived, derivable
-                        )
-                    out.append(
-                        FileHeader(
-                            f.rel,
-                            f.private,
-                            bucket,
-                            h or "",
-                            title,
-                            keys,
-                            purpose,
-                            front,
-                            tokens_cached=tokens,
-                            derived=derived,
-                            derivable=derivable,
-                        )
-                    )
-                    continue
+                _, _, h, bucket, declared, derivable, note = row
+                if bucket != "unreadable":  # the map may have changed since: ask again
+                    bucket = bucket_of(base.map_rel, f.rel, bool(declared), bool(derivable))
+                lights.append(LightHeader(f.rel, f.private, bucket, h or "", note))
+                continue
             header = read_header(base, f)
-            out.append(header)
+            lights.append(LightHeader(f.rel, f.private, header.bucket, header.hash, header.purpose))
             fresh.append((f, header))
-        if fresh:
-            self._save_headers(fresh)
+        saved = self._save_headers(fresh) if fresh else True
+        # Postings answer for this open only when every file read again was saved with its
+        # rows (a busy or read-only index keeps old rows: the caller then scores in memory).
+        return HeaderScan(
+            tuple(lights), {h.rel: h for _, h in fresh}, {f.rel: f for f in base.files}, saved
+        )
+
+    def headers_of(
+        self, base: BaseSnapshot, scan: HeaderScan, rels: Sequence[str]
+    ) -> dict[str, FileHeader]:
+        """The full headers of these files (in scope, from `scan`), decoded from the cache;
+        a damaged cache row costs one re-read of its file, never a wrong answer."""
+        out: dict[str, FileHeader] = {}
+        wanted: list[str] = []
+        for rel in rels:
+            found = scan.fresh.get(rel)
+            if found is not None:
+                out[rel] = found
+            elif rel in scan.stats:
+                wanted.append(rel)
+        light = {h.rel: h for h in scan.lights} if wanted else {}
+        for i in range(0, len(wanted), SQL_VARIABLES):
+            part = wanted[i : i + SQL_VARIABLES]
+            marks = ",".join("?" * len(part))
+            for rel, title, purpose, parsed, tokens in self.conn.execute(
+                f"SELECT path, title, purpose, parsed, tokens FROM headers WHERE path IN ({marks})",
+                part,
+            ):
+                decoded = _decode(parsed)
+                lh = light[rel]
+                if decoded is None:
+                    out[rel] = read_header(base, scan.stats[rel])
+                    continue
+                keys, front, derived, derivable = decoded
+                out[rel] = FileHeader(
+                    rel,
+                    lh.private,
+                    lh.bucket,
+                    lh.hash,
+                    title,
+                    keys,
+                    purpose,
+                    front,
+                    tokens_cached=tokens,
+                    derived=derived,
+                    derivable=derivable,
+                )
+        for rel in wanted:  # a row gone between the scan and now (another writer's prune)
+            if rel not in out:
+                out[rel] = read_header(base, scan.stats[rel])
         return out
 
-    def _save_headers(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> None:
+    def headers(self, base: BaseSnapshot) -> list[FileHeader]:
+        """Every in-scope file's full header, reading only files whose stat changed."""
+        scan = self.scan(base)
+        full = self.headers_of(base, scan, [h.rel for h in scan.lights])
+        return [full[h.rel] for h in scan.lights]
+
+    def _save_headers(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> bool:
+        """Save re-read headers and their postings in one transaction; False when the index
+        was busy or read-only (the parse is still used in memory this time)."""
         rows = [
             (
                 f.rel,
@@ -387,23 +485,80 @@ class Store:
                 h.purpose,
                 json.dumps([h.keys, h.front, h.derived, h.derivable], ensure_ascii=False),
                 _stored(h.tokens),
+                int(bool(h.keys) and not h.derived),
+                int(h.derivable),
             )
             for f, h in fresh
         ]
+        vocab: list[tuple[str, str]] = []
+        second: list[tuple[str, str]] = []
+        parts: list[tuple[str, str, str]] = []
+        trigram_rows: set[tuple[str, str]] = set()
+        for f, h in fresh:
+            if h.tokens is None:
+                continue
+            words = postings_words(h.keys, h.tokens)
+            vocab += [(w, f.rel) for w in words.vocabulary]
+            second += [(w, f.rel) for w in words.second]
+            parts += [(part, key, f.rel) for part, key in words.parts]
+            trigram_rows.update((tri, part) for part, _ in words.parts for tri in trigrams(part))
+        paths = [(f.rel,) for f, _ in fresh]
         try:
             # Opportunistic, so it must not wait out a `kb index` holding the write lock:
             # with the full busy timeout every route and boot meanwhile stalled 5 s.
             self.conn.execute(f"PRAGMA busy_timeout = {CACHE_WRITE_BUSY_MS}")
             with self.conn:
                 self.conn.execute("BEGIN IMMEDIATE")
+                if self._any_postings():
+                    for table in ("kw_vocab", "kw_second", "kw_parts"):
+                        self.conn.executemany(f"DELETE FROM {table} WHERE path = ?", paths)
                 self.conn.executemany(
-                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?)", rows
+                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
                 )
+                self.conn.executemany("INSERT OR IGNORE INTO kw_vocab VALUES (?,?)", vocab)
+                self.conn.executemany("INSERT OR IGNORE INTO kw_second VALUES (?,?)", second)
+                self.conn.executemany("INSERT OR IGNORE INTO kw_parts VALUES (?,?,?)", parts)
+                self.conn.executemany(
+                    "INSERT OR IGNORE INTO kw_trigrams VALUES (?,?)", sorted(trigram_rows)
+                )
+            return True
         except sqlite3.Error:
-            pass  # busy or read-only: the parse is still used in memory this time
+            return False
         finally:
             with contextlib.suppress(sqlite3.Error):
                 self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+    def _any_postings(self) -> bool:
+        """Whether any file has postings rows yet (a cold cache has none: its deletes are
+        skipped)."""
+        return self.conn.execute("SELECT 1 FROM kw_vocab LIMIT 1").fetchone() is not None
+
+    # -- the keyword postings ----------------------------------------------------------
+
+    def vocabulary_rows(self, words: Iterable[str]) -> list[tuple[str, str]]:
+        """(word, path) for every file whose vocabulary holds one of `words`."""
+        return self._rows("SELECT word, path FROM kw_vocab WHERE word IN ({})", words)
+
+    def phrase_rows(self, second_words: Iterable[str]) -> list[tuple[str, str]]:
+        """(word, path) for every file with a several-word key whose second word is one of
+        `second_words`."""
+        return self._rows("SELECT word, path FROM kw_second WHERE word IN ({})", second_words)
+
+    def parts_sharing(self, tris: Iterable[str]) -> list[tuple[str, str]]:
+        """(trigram, key word) for every key word that has one of the trigrams."""
+        return self._rows("SELECT tri, part FROM kw_trigrams WHERE tri IN ({})", tris)
+
+    def keys_with(self, parts: Iterable[str]) -> list[tuple[str, str, str]]:
+        """(key word, key, path) for every key holding one of these words."""
+        return self._rows("SELECT part, key, path FROM kw_parts WHERE part IN ({})", parts)
+
+    def _rows(self, sql: str, values: Iterable[str]) -> list[Any]:
+        unique = sorted(set(values))
+        out: list[Any] = []
+        for i in range(0, len(unique), SQL_VARIABLES):
+            part = unique[i : i + SQL_VARIABLES]
+            out += self.conn.execute(sql.format(",".join("?" * len(part))), part).fetchall()
+        return out
 
     # -- the text index --------------------------------------------------------------
 
@@ -751,7 +906,7 @@ def _connect_immutable(path: Path) -> sqlite3.Connection:
     ):
         # An index from another kb: its header cache cannot be trusted. An empty one in the
         # temp schema (which shadows main's) is filled from the files instead.
-        conn.executescript(HEADERS_SCHEMA.replace("EXISTS headers", "EXISTS temp.headers"))
+        conn.executescript(HEADERS_SCHEMA.replace("IF NOT EXISTS ", "IF NOT EXISTS temp."))
     return conn
 
 

@@ -76,6 +76,28 @@ def score_entry(
     return score, tuple(matched)
 
 
+@frozen
+class PostingWords:
+    """The rows one keyed file adds to the persisted postings (kb.io.store): its vocabulary,
+    the second words of its several-word keys, and each key word with its key."""
+
+    vocabulary: frozenset[str]
+    second: frozenset[str]
+    parts: frozenset[tuple[str, str]]
+
+
+def postings_words(keys: Sequence[str], sets: TokenSets) -> PostingWords:
+    """What `KeywordIndex` and the suggestions index from one file, as rows to persist."""
+    bag, phrases, title, stem, summary, norms = sets
+    return PostingWords(
+        vocabulary=frozenset((*bag, *title, *stem, *summary)),
+        second=frozenset(norm.split(" ", 2)[1] for _, norm in phrases),
+        parts=frozenset(
+            (part, key) for key, norm in zip(keys, norms, strict=True) for part in norm.split()
+        ),
+    )
+
+
 class KeywordIndex:
     """Entries, document frequencies and two postings lists, built once per open.
 
@@ -153,7 +175,6 @@ class KeywordIndex:
 def rank_entries(
     index: KeywordIndex, candidates: Iterable[int], terms: Sequence[str], top: int
 ) -> list[KeywordHit]:
-    query_norm = " ".join(terms)
     cache: dict[str, float] = {}
 
     def idf(word: str) -> float:
@@ -162,11 +183,41 @@ def rank_entries(
             value = cache[word] = index.idf(word)
         return value
 
+    return rank_prepared(((i, index.prepared_at(i)) for i in candidates), terms, top, idf)
+
+
+def rank_prepared(
+    candidates: Iterable[tuple[int, Prepared]],
+    terms: Sequence[str],
+    top: int,
+    idf: Callable[[str], float],
+) -> list[KeywordHit]:
+    """Score each (entry order, prepared entry) and keep the best `top`: the one ranking
+    both the in-memory index and the persisted postings (kb.io.memory) call."""
+    query_norm = " ".join(terms)
     hits: list[tuple[float, str, int, KeywordHit]] = []
-    for i in candidates:
-        p = index.prepared_at(i)
+    for i, p in candidates:
         score, matched = score_entry(p, terms, query_norm, idf)
         if score > 0:
             hits.append((-score, p.entry.rel, i, KeywordHit(p.entry, score, matched)))
     hits.sort(key=lambda h: (h[0], h[1], h[2]))
     return [h[3] for h in hits[:top]]
+
+
+def term_prefixes(terms: Iterable[str]) -> set[str]:
+    """Every prefix of every term: the second words a phrase inside the question can have
+    (see `KeywordIndex._candidates`)."""
+    return {t[:end] for t in terms for end in range(1, len(t) + 1)}
+
+
+def phrase_words(candidates: Iterable[Prepared], terms: Sequence[str]) -> set[str]:
+    """The words of every phrase of these entries found in the question: their weights are
+    needed too, and a phrase can hold a word that is no question term (a substring match)."""
+    query_norm = " ".join(terms)
+    return {
+        w
+        for p in candidates
+        for phrase in p.phrases
+        if phrase.norm in query_norm
+        for w in phrase.norm.split()
+    }

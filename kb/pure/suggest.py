@@ -60,42 +60,59 @@ def _could_reach_floor(a: int, b: int) -> bool:
     return min(a, b) >= _MIN_COUNT_RATIO * max(a, b)
 
 
+Asked = list[tuple[str, set[str], int]]  # each question word, its trigram set and count
+
+
+def asked_words(question: str) -> Asked:
+    """The question's distinct words, sorted, each with its trigrams: what every key word
+    is compared with."""
+    return [(w, set(trigrams(w)), len(trigrams(w))) for w in sorted(set(question_terms(question)))]
+
+
+def part_score(part: str, asked: Asked) -> float:
+    """A key word's best look-alike score over the question's words (0 when none shares a
+    trigram). Cheap tests first: a count ratio that cannot reach the floor, or no trigram
+    in common (Dice 0), skip the exact comparison."""
+    tris = trigrams(part)
+    n = len(tris)
+    score = 0.0
+    for word, word_tris, m in asked:
+        if _could_reach_floor(n, m) and not word_tris.isdisjoint(tris):
+            score = max(score, look_alike(word, part))
+    return score
+
+
+def best_keys(scored: Iterable[tuple[str, float]], limit: int = SUGGEST_LIMIT) -> list[str]:
+    """(key, score of one of its words) pairs to the suggestions: each key at its best
+    score, kept from the floor up, best first, ties by key."""
+    best: dict[str, float] = {}
+    for key, score in scored:
+        if score >= SUGGEST_FLOOR and score > best.get(key, 0.0):
+            best[key] = score
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [k for k, _ in ranked[:limit]]
+
+
 def suggest_among(
     question: str, key_norms: Iterable[tuple[str, str]], limit: int = SUGGEST_LIMIT
 ) -> list[str]:
     """`suggest`, given every key with its normalised words already joined by spaces (the
     header cache holds them), so one refusal costs one pass over the distinct key words
-    and no tokenising: the path of a process that answers one question and exits."""
-    asked = sorted(set(question_terms(question)))
+    and no tokenising."""
+    asked = asked_words(question)
     if not asked:
         return []
-    asked_tris = [(w, set(trigrams(w)), len(trigrams(w))) for w in asked]
-    part_score: dict[str, float] = {}
+    scores: dict[str, float] = {}
 
-    def score_of(part: str) -> float:
-        tris = trigrams(part)
-        n = len(tris)
-        score = 0.0
-        for word, word_tris, m in asked_tris:
-            # Cheap tests first: a count ratio that cannot reach the floor, or no trigram
-            # in common (Dice 0), skip the exact comparison.
-            if _could_reach_floor(n, m) and not word_tris.isdisjoint(tris):
-                score = max(score, look_alike(word, part))
-        return score
+    def scored() -> Iterable[tuple[str, float]]:
+        for key, norm in dict.fromkeys(key_norms):  # keys repeat across notes: compare once
+            for part in norm.split():
+                score = scores.get(part)
+                if score is None:
+                    score = scores[part] = part_score(part, asked)
+                yield key, score
 
-    best: dict[str, float] = {}
-    for key, norm in dict.fromkeys(key_norms):  # keys repeat across notes: compare once
-        top = 0.0
-        for part in norm.split():
-            score = part_score.get(part)
-            if score is None:
-                score = part_score[part] = score_of(part)
-            if score > top:
-                top = score
-        if top >= SUGGEST_FLOOR and top > best.get(key, 0.0):
-            best[key] = top
-    ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [k for k, _ in ranked[:limit]]
+    return best_keys(scored(), limit)
 
 
 class SuggestIndex:

@@ -1,0 +1,125 @@
+"""The persisted keyword postings (issue 15) answer as the in-memory index does.
+
+A question reads only the postings of its own words (kb/io/store.py, `kw_*` tables) and
+decodes only its candidates' headers; the keyword ranking, every idf it used and the spelling
+suggestions must equal what the whole-fleet index built in memory gives, on generated fleets,
+with and without the private layer, and after edits, deletions and map changes made behind
+kb's back (the rows of a changed file are replaced, a deleted file's rows are never counted).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kb.io.indexer import index_bases
+from kb.io.memory import Memory
+from kb.pure.suggest import suggest_among
+from kb.pure.tokens import question_terms
+from tests.properties.strategies import FleetSpec, files_of, fleets, write_files
+from tests.properties.test_cache_properties import Change, apply, changes
+
+POSTINGS = settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def _vocabulary(memory: Memory) -> list[str]:
+    words = {w for _, norm in memory.keywords.key_norms() for w in norm.split()}
+    words |= {w for e in memory.entries for w in question_terms(f"{e.title} {e.stem}")}
+    return sorted(words)
+
+
+def _questions(
+    vocabulary: list[str], phrases: list[str], picks: list[list[int]], typos: list[int]
+) -> list[str]:
+    out: list[str] = []
+    for i in typos[:1]:
+        # a several-word key inside longer words: it matches as a substring, so its words
+        # are weighed although no question term is one of them
+        if phrases:
+            out.append(f"x{phrases[i % len(phrases)]}s")
+    for pick in picks:
+        out.append(" ".join(vocabulary[i % len(vocabulary)] for i in pick))
+    for i in typos:  # a word with one letter doubled: found only by the suggestions
+        w = vocabulary[i % len(vocabulary)]
+        out.append(f"{w}{w[-1]} quixotry")
+    return out
+
+
+def _agree(root: Path, include_private: bool, picks: list[list[int]], typos: list[int]) -> None:
+    with Memory.open([str(root)], all=include_private) as memory:
+        assert memory._postings, "every re-read header was saved, so postings answer"
+        vocabulary = _vocabulary(memory)
+        if not vocabulary:
+            return
+        phrases = sorted({n for _, n in memory.keywords.key_norms() if " " in n})
+        index = memory.keywords  # the whole-fleet index, built in memory
+        for question in _questions(vocabulary, phrases, picks, typos):
+            terms = memory.terms(question)
+            persisted, idf = memory._rank_keywords(terms, 1000)
+            assert persisted == index.rank(terms, 1000), question
+            for word in {*terms, *(w for h in persisted for m in h.matched for w in m.split())}:
+                assert idf(word) == index.idf(word), (question, word)
+            assert memory.suggest(question) == suggest_among(question, index.key_norms())
+            assert memory.entry_count() == len(memory.entries)
+
+
+@POSTINGS
+@given(
+    fleet=fleets(),
+    per_base=st.lists(changes(maps=True), min_size=3, max_size=3),
+    include_private=st.booleans(),
+    picks=st.lists(st.lists(st.integers(0, 10_000), min_size=1, max_size=4), max_size=4),
+    typos=st.lists(st.integers(0, 10_000), min_size=1, max_size=2),
+)
+def test_postings_rank_and_suggest_as_the_in_memory_index(
+    fleet: FleetSpec,
+    per_base: list[Change],
+    include_private: bool,
+    picks: list[list[int]],
+    typos: list[int],
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for base in fleet.bases:
+            write_files(root / "fleet" / base.name, files_of(base))
+        index_bases([str(root)], True)  # every file's postings, private ones included
+        _agree(root, include_private, picks, typos)
+        apply(root, fleet, per_base)  # edits, deletions, new files, maps changed
+        _agree(root, include_private, picks, typos)
+
+
+def test_a_cache_that_could_not_be_saved_scores_in_memory(
+    tmp_path: Path, monkeypatch: object
+) -> None:
+    """A busy or read-only index that is behind the disk: the postings are not trusted and
+    the question is scored by the in-memory index instead, with the same answer."""
+    import pytest
+
+    from kb.io import store
+
+    root = tmp_path / "fleet"
+    base = root / "fleet" / "ada"
+    (base / "knowledge").mkdir(parents=True)
+    (base / "agent.txt").write_text("name = Ada\n")
+    (base / "MAP.md").write_text("# Map\n\n### knowledge/\n- [[knowledge/tide]]\n")
+    (base / "knowledge" / "tide.md").write_text(
+        "# Tide tables\n\n**Search for:** tide, harbour pilot, moon\n\nBody.\n"
+    )
+    index_bases([str(root)], False)
+    (base / "knowledge" / "tide.md").write_text(
+        "# Tide tables\n\n**Search for:** tide, lighthouse keeper, moon\n\nBody.\n"
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(store.Store, "_save_headers", lambda self, fresh: False)
+        with Memory.open([str(root)]) as memory:
+            assert not memory._postings
+            hits = memory.route("lighthouse keeper")
+            assert [h.entry.rel for h in hits] == ["knowledge/tide.md"]
+            assert memory.route("harbour pilot") == []
