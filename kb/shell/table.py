@@ -15,6 +15,7 @@ from typing import Any
 from attrs import frozen
 
 from kb.shell.outcome import Outcome
+from kb.version import DOCS_URL
 
 HOT_INPUTS = frozenset({"RouteInput", "BootInput"})
 
@@ -390,6 +391,6 @@ def usage_text() -> str:
     lines += [
         "",
         "Every verb reads plain markdown folders; nothing leaves this machine.",
-        "Docs: docs/README.md in the source tree.",
+        f"Docs: {DOCS_URL}",
     ]
     return "\n".join(lines) + "\n"
