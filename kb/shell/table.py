@@ -371,6 +371,16 @@ COMMANDS += (
     ),
 )
 
+COMMANDS += (
+    Command(
+        "doctor",
+        ("kb doctor [fleet] [--settings FILE] [--all]",),
+        "DoctorInput",
+        "kb.shell.doctorverb:doctor",
+        summary="Check a setup: the fleet, its indexes, model commands, hooks and MCP config.",
+    ),
+)
+
 BY_NAME: dict[str, Command] = {c.name: c for c in COMMANDS}
 
 

@@ -84,6 +84,8 @@ def test_the_runner_really_refuses_the_sdk(tmp_path: Path) -> None:
 def test_the_core_verbs_run_without_the_extras(example_fleet: Path, tmp_path: Path) -> None:
     fleet = str(example_fleet)
     question = "how often should I run a backup restore test"
+    settings = tmp_path / "settings.json"
+    settings.write_text("{}")
     runs: list[tuple[list[str], str]] = [
         (["index", fleet], ""),
         (["route", question, fleet], ""),
@@ -97,6 +99,7 @@ def test_the_core_verbs_run_without_the_extras(example_fleet: Path, tmp_path: Pa
              "--summary", "How the quarterly restore drill runs"],
             "# Restore drill\n\nRestore last night's backup into a scratch database.\n",
         ),
+        (["doctor", fleet, "--settings", str(settings)], ""),
     ]  # fmt: skip
     for args, stdin in runs:
         done = _core(args, tmp_path, stdin)
@@ -108,6 +111,11 @@ def test_the_core_verbs_run_without_the_extras(example_fleet: Path, tmp_path: Pa
     boot = _core(["boot", fleet], tmp_path, json.dumps({"prompt": question}))
     assert "ada" in boot.stdout
     assert (example_fleet / "fleet" / "ada" / "knowledge" / "restore-drill.md").is_file()
+    doctor = _core(["doctor", fleet, "--settings", str(settings)], tmp_path)
+    assert (
+        "skip extra mcp: not installed; kb serve needs the MCP extra: pip install 'kb-fleet[mcp]'"
+        in (doctor.stdout.splitlines())
+    ), doctor.stdout
 
 
 @pytest.mark.parametrize(
