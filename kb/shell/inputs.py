@@ -406,5 +406,5 @@ class DoctorInput:
     `.claude/settings.json` (and `settings.local.json` beside it) from here upward."""
 
     path: str = "."
-    settings: str | None = None
-    all: bool = False
+    settings: str | None = field(default=None, kw_only=True)
+    all: bool = field(default=False, kw_only=True)

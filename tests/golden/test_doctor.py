@@ -196,6 +196,14 @@ def test_a_settings_file_that_is_not_there_is_a_usage_error(project: Path) -> No
     )
 
 
+@pytest.mark.parametrize("args", [["fleet", "hooks.json"], ["--settings"], ["--bogus"]])
+def test_a_wrong_command_line_is_a_usage_error(project: Path, args: list[str]) -> None:
+    (project / "hooks.json").write_text("{}")
+    done = _doctor(args, cwd=project)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("kb doctor: ") and done.stderr.count("\n") == 1, done.stderr
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
