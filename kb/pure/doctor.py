@@ -48,7 +48,7 @@ EXIT_FIX = 1
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _CONTROL = frozenset({"&&", "||", ";;", "|&", ";", "|", "&", "(", ")"})
 _KB_MODULES = frozenset({"kb", "kb.shell.main"})
-_PREFIXES = frozenset({"env", "exec", "command", "nohup"})
+_PREFIXES = frozenset({"env", "exec", "nohup"})
 
 
 # -- facts ----------------------------------------------------------------------------------
@@ -171,7 +171,10 @@ def _shell_tokens(line: str) -> list[tuple[str, bool]] | None:
         elif c == '"':
             i += 1
             while i < n and line[i] != '"':
-                if line[i] == "\\" and i + 1 < n and line[i + 1] in '$`"\\\n':
+                if line[i : i + 2] == "\\\n":  # a continued line
+                    i += 2
+                    continue
+                if line[i] == "\\" and i + 1 < n and line[i + 1] in '$`"\\':
                     i += 1
                 word.append(line[i])
                 i += 1
@@ -266,10 +269,6 @@ def first_program(line: str) -> str | None:
 # -- judging --------------------------------------------------------------------------------
 
 
-def _quote(text: str) -> str:
-    return shlex.quote(text)
-
-
 def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
@@ -291,7 +290,7 @@ def _fleet(facts: DoctorFacts) -> list[Check]:
         )
     ]
     out += [Check(FIX, subject, w) for w in fleet.warnings]
-    index_cmd = f"kb index {_quote(fleet.given)}" + (" --all" if fleet.all else "")
+    index_cmd = f"kb index {shlex.quote(fleet.given)}" + (" --all" if fleet.all else "")
     if fleet.rebuilt:
         out.append(
             Check(FIX, "index", f"an index was made by an older kb and emptied; run: {index_cmd}")
