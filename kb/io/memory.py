@@ -524,6 +524,19 @@ class Memory:
     def changed_since_indexed(self, found: Found) -> bool:
         return self.is_changed(found.base, found.path)
 
+    def stale(self) -> list[str]:
+        """`base/path` of every file in scope whose passages the text index does not hold as
+        the file is now (never indexed, or changed since): what `kb index` would re-read.
+        The map file and unreadable files are never indexed, so they are never stale."""
+        return [
+            f"{b.snapshot.name}/{h.rel}"
+            for b in self.bases
+            for h in b.headers
+            if (b.snapshot.name, h.rel) in self._changed
+            and h.rel != b.snapshot.map_rel
+            and h.bucket != "unreadable"
+        ]
+
     def retrieve(self, question: str, top: int = DEFAULT_TOP) -> list[Found]:
         return list(self.ask(question, top).found)
 

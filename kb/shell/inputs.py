@@ -398,3 +398,13 @@ class ConsolidateInput:
     top: int = field(default=5, validator=_non_negative, kw_only=True)
     dry_run: bool = field(default=False, kw_only=True)
     json: bool = field(default=False, kw_only=True)
+
+
+@frozen
+class DoctorInput:
+    """`kb doctor [fleet] [--settings FILE] [--all]`: without --settings, the first
+    `.claude/settings.json` (and `settings.local.json` beside it) from here upward."""
+
+    path: str = "."
+    settings: str | None = field(default=None, kw_only=True)
+    all: bool = field(default=False, kw_only=True)

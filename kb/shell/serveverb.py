@@ -3,6 +3,7 @@ loopback interface until interrupted."""
 
 from __future__ import annotations
 
+from kb.io.extras import MISSING_EXTRA_EXIT, missing, needs_line
 from kb.shell.inputs import ServeInput
 from kb.shell.outcome import Outcome
 
@@ -10,6 +11,8 @@ DEFAULT_PORT = 4115  # kb.shell.mcp_http.DEFAULT_PORT; kept here so stdio never 
 
 
 def serve(inp: ServeInput) -> Outcome:
+    if missing("mcp"):  # a core install: one line naming the extra, never a traceback
+        return Outcome(stderr=needs_line("serve", "mcp") + "\n", code=MISSING_EXTRA_EXIT)
     # The server writes its own streams as it goes; the Outcome only carries the exit code.
     paths = list(inp.paths) or ["."]
     if inp.http:

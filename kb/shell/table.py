@@ -15,6 +15,7 @@ from typing import Any
 from attrs import frozen
 
 from kb.shell.outcome import Outcome
+from kb.version import DOCS_URL
 
 HOT_INPUTS = frozenset({"RouteInput", "BootInput"})
 
@@ -370,6 +371,16 @@ COMMANDS += (
     ),
 )
 
+COMMANDS += (
+    Command(
+        "doctor",
+        ("kb doctor [fleet] [--settings FILE] [--all]",),
+        "DoctorInput",
+        "kb.shell.doctorverb:doctor",
+        summary="Check a setup: the fleet, its indexes, model commands, hooks and MCP config.",
+    ),
+)
+
 BY_NAME: dict[str, Command] = {c.name: c for c in COMMANDS}
 
 
@@ -390,6 +401,6 @@ def usage_text() -> str:
     lines += [
         "",
         "Every verb reads plain markdown folders; nothing leaves this machine.",
-        "Docs: docs/README.md in the source tree.",
+        f"Docs: {DOCS_URL}",
     ]
     return "\n".join(lines) + "\n"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from kb.io.extras import MISSING_EXTRA_EXIT, missing, needs_line
 from kb.shell.inputs import UiInput
 from kb.shell.outcome import Outcome
 
 
 def ui(inp: UiInput) -> Outcome:
+    if missing("ui"):  # a core install: one line naming the extra, never a traceback
+        return Outcome(stderr=needs_line("ui", "ui") + "\n", code=MISSING_EXTRA_EXIT)
     # The web stack is imported here and nowhere on the read path.
     from kb.shell.ui.server import serve
 

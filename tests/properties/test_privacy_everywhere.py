@@ -75,7 +75,7 @@ ASKED = frozenset(
     {
         "index", "list", "route", "fleet", "remember", "sources", "check", "eval", "misses",
         "abstentions", "links", "graph", "boot", "answer", "ui", "serve", "misroute",
-        "misroutes", "panel", "promote", "ingest", "consolidate",
+        "misroutes", "panel", "promote", "ingest", "consolidate", "doctor",
     }
 )  # fmt: skip
 LEFT_OUT = {
@@ -476,6 +476,9 @@ def test_no_surface_serves_the_private_layer_without_all(world: World) -> None:
             ask(f"list {flags}", _verb("list", paths=paths, **flags))
         ask("fleet", _verb("fleet", paths=paths))
         ask("check", _verb("check", paths=paths))
+        settings = Path(tmp) / "settings.json"  # named, so no settings file above is run
+        settings.write_text("{}")
+        ask("doctor", _verb("doctor", path=where, settings=str(settings)))
         for flags in ({}, {"json": True}):
             ask(f"sources {flags}", _verb("sources", paths=paths, **flags))
         for b in world.fleet.bases:

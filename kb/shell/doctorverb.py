@@ -1,0 +1,22 @@
+"""`kb doctor`: check what a setup needs (the fleet, its indexes, its model commands, the
+extras, the hooks and the MCP config) and print one line per check; see kb.pure.doctor."""
+
+from __future__ import annotations
+
+import os
+
+from kb.io.doctor import gather
+from kb.pure.doctor import checks, exit_code, render
+from kb.shell.inputs import DoctorInput
+from kb.shell.outcome import Outcome
+
+
+def doctor(inp: DoctorInput) -> Outcome:
+    if inp.settings is not None and not os.path.isfile(inp.settings):
+        return Outcome(
+            stderr=f"kb doctor: --settings names no file at {inp.settings}; give the path "
+            "of a Claude Code settings file (.claude/settings.json)\n",
+            code=2,
+        )
+    found = checks(gather(inp.path, inp.settings, inp.all))
+    return Outcome(stdout=render(found), code=exit_code(found))
