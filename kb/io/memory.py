@@ -530,9 +530,9 @@ class Memory:
         The map file and unreadable files are never indexed, so they are never stale."""
         return [
             f"{b.snapshot.name}/{h.rel}"
-            for b in self.bases
-            for h in b.headers
-            if (b.snapshot.name, h.rel) in self._changed
+            for b, indexed in zip(self.bases, self._indexed, strict=True)
+            for h in b.scan.lights
+            if indexed.get(h.rel) != h.hash
             and h.rel != b.snapshot.map_rel
             and h.bucket != "unreadable"
         ]
