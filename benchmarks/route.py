@@ -141,10 +141,14 @@ for line in sys.stdin:
     try:
         with open(req["out"], "wb") as out:
             start = time.perf_counter()
+            stdin = open(req["stdin"], "rb") if req.get("stdin") else subprocess.DEVNULL
             proc = subprocess.Popen(
-                req["cmd"], stdout=out, stderr=subprocess.STDOUT, env=req["env"], cwd=req["cwd"]
+                req["cmd"], stdin=stdin, stdout=out, stderr=subprocess.STDOUT, env=req["env"],
+                cwd=req["cwd"],
             )
             _, status, usage = os.wait4(proc.pid, 0)
+            if stdin is not subprocess.DEVNULL:
+                stdin.close()
             seconds = time.perf_counter() - start
         reply = {
             "seconds": seconds,
@@ -178,7 +182,13 @@ def _stop_helper(helper: subprocess.Popen[str]) -> None:
     helper.wait(timeout=10)
 
 
-def run(cmd: Sequence[str], env: dict[str, str], cwd: Path, ok: Container[int] = (0,)) -> Run:
+def run(
+    cmd: Sequence[str],
+    env: dict[str, str],
+    cwd: Path,
+    ok: Container[int] = (0,),
+    stdin: Path | None = None,
+) -> Run:
     """Run one process to the end; its wall time and its own peak RSS (os.wait4).
 
     The process is started by a small helper process (see _SPAWNER), so its `ru_maxrss` is
@@ -190,7 +200,13 @@ def run(cmd: Sequence[str], env: dict[str, str], cwd: Path, ok: Container[int] =
     os.close(fd)
     out = Path(name)
     try:
-        request = {"cmd": list(cmd), "env": env, "cwd": str(cwd), "out": str(out)}
+        request = {
+            "cmd": list(cmd),
+            "env": env,
+            "cwd": str(cwd),
+            "out": str(out),
+            "stdin": str(stdin) if stdin else "",
+        }
         helper.stdin.write(json.dumps(request) + "\n")
         helper.stdin.flush()
         line = helper.stdout.readline()

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import tempfile
 import time
 from pathlib import Path
 
@@ -76,6 +75,8 @@ def sweep_temps(folder: Path, stale_s: float = TEMP_STALE_S) -> int:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write to a temp file in the same folder, fsync it, then rename it over `path`."""
+    import tempfile  # shutil, bz2, random: only a writer pays for them
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp makes 0600 files; keep the mode the file had, or an ordinary 0644.

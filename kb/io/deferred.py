@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -60,6 +59,8 @@ def defer(path: Path, record: Record) -> None:
     folder = pending_dir(path)
     folder.mkdir(exist_ok=True)
     # Nanoseconds first, so names sort in the order records were deferred.
+    import secrets  # hmac, base64, random: only a deferred write pays for them
+
     name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}"
     tmp = folder / f".{name}.tmp"
     tmp.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")

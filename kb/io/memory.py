@@ -12,10 +12,14 @@ import enum
 import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attrs import evolve, frozen
 
-from kb.io import clock, misslog
+if TYPE_CHECKING:
+    from kb.pure.remember import Remembered
+
+from kb.io import clock
 from kb.io.store import (
     FileHeader,
     HeaderScan,
@@ -50,7 +54,6 @@ from kb.pure.keyword import (
 )
 from kb.pure.listing import Facets, Row, matches
 from kb.pure.paths import folder_of, kind_of, layer_of
-from kb.pure.remember import EVIDENCE_WIDTH, Remembered, propose
 from kb.pure.shortfall import shortfall
 from kb.pure.suggest import (
     SUGGEST_FLOOR,
@@ -428,12 +431,14 @@ class Memory:
             expr, rows = store.rank(words, per_base, self.include_private)
             exprs.append(expr)
             kept = [(rowid, base, path) for rowid, base, path in rows if path in scope]
-            texts = store.chunk_texts([rowid for rowid, _, _ in kept])
-            candidates += [
-                Candidate(base, path, rowid, i, *texts[rowid])
-                for rowid, base, path in kept
-                if rowid in texts
-            ]
+            counted = store.chunk_counts([rowid for rowid, _, _ in kept])
+            texts = store.chunk_texts([rowid for rowid, _, _ in kept if rowid not in counted])
+            for rowid, base, path in kept:
+                if rowid in counted:
+                    heading, counts = counted[rowid]
+                    candidates.append(Candidate(base, path, rowid, i, heading, "", counts))
+                elif rowid in texts:
+                    candidates.append(Candidate(base, path, rowid, i, *texts[rowid]))
         fleet = fleet_stats(stats)
         scored = score_chunks(
             terms, candidates, fleet, {t: frozenset(v) for t, v in forms.items()}
@@ -544,6 +549,8 @@ class Memory:
         """Propose ADD, UPDATE or NOOP for a claim by its overlap with stored chunks.
         Writes nothing."""
         terms = self.terms(claim)
+        from kb.pure.remember import EVIDENCE_WIDTH, propose
+
         return propose(claim, terms, self.search_text(terms, EVIDENCE_WIDTH))
 
     def floor(self) -> float:
@@ -587,6 +594,8 @@ class Memory:
             return None
         looked_like = tuple(self.suggest(question))
         today = clock.today_utc()
+        from kb.io import misslog  # only a refusal writes the miss log
+
         log = misslog.log_path(self.opened[0])
         error = misslog.record(log, question, looked_like, today)
         return RecallLoss(question, looked_like, today, str(log), error)

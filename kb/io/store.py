@@ -15,7 +15,6 @@ the next open tries again.
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import hashlib
 import json
@@ -30,13 +29,12 @@ from attrs import frozen
 
 from kb.io.atomic import crash_point
 from kb.io.walk import BaseSnapshot, FileStat
-from kb.pure.chunking import chunk
 from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_norms, token_sets
 from kb.pure.header import field_exact, front_matter
 from kb.pure.keyword import postings_words
 from kb.pure.paths import MAP_NAMES, stem_of
 from kb.pure.suggest import trigrams
-from kb.pure.textrank import TextStats
+from kb.pure.textrank import Counts, TextStats, counts_of
 from kb.pure.tokens import stem
 
 # Bump when parsing rules change: every cached header is then re-read once.
@@ -64,11 +62,16 @@ CREATE TABLE IF NOT EXISTS sources (
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
     base UNINDEXED, path UNINDEXED, heading_path, text,
     tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS chunk_counts (rowid INTEGER PRIMARY KEY, counts TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunk_spans (
     base TEXT NOT NULL, path TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL,
     PRIMARY KEY (base, path));
+CREATE INDEX IF NOT EXISTS chunk_spans_first ON chunk_spans (first);
 """
 
+# `chunk_counts` is ours too: each chunk's word counts as JSON [heading, body, length], written
+# with the chunk, so a question's candidates are scored without tokenising their text again
+# (tokenising was a third of an answerable question's time at 10,000 notes).
 # `chunk_spans` is ours, beside the spec's tables: the rowid range of each file's chunks.
 # base and path are UNINDEXED in FTS5, so deleting a file's chunks by them scans every
 # chunk (7.8 ms per file on a 5,223-chunk base); by rowid range it is an index lookup. A
@@ -150,19 +153,29 @@ FROM chunks WHERE chunks MATCH ? ORDER BY score LIMIT ?
 
 
 class SpanMap:
-    """Chunk rowid -> (base, path, private), by bisecting the sorted span starts."""
+    """Chunk rowid -> (base, path, private), looked up in `chunk_spans` by its `first`
+    index one ranked rowid at a time (loading every span cost each process a pass over all
+    files: 58 ms at 10,000 notes), remembered for the connection's current data version."""
 
-    def __init__(self, firsts: list[int], rest: list[tuple[int, str, str, bool]]) -> None:
-        self._firsts = firsts
-        self._rest = rest
-        self.any_private = any(r[3] for r in rest)
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._found: dict[int, tuple[str, str, bool] | None] = {}
+        row = conn.execute("SELECT EXISTS (SELECT 1 FROM files WHERE private = 1)").fetchone()
+        self.any_private = bool(row[0])
 
     def find(self, rowid: int) -> tuple[str, str, bool] | None:
-        i = bisect.bisect_right(self._firsts, rowid) - 1
-        if i < 0:
-            return None
-        last, base, path, private = self._rest[i]
-        return (base, path, private) if rowid <= last else None
+        if rowid in self._found:
+            return self._found[rowid]
+        # An empty file's span is (first, first - 1): `last >= rowid` passes over it.
+        row = self._conn.execute(
+            "SELECT s.base, s.path, f.private FROM chunk_spans s "
+            "JOIN files f ON f.base = s.base AND f.path = s.path "
+            "WHERE s.first <= ? AND s.last >= ? ORDER BY s.first DESC LIMIT 1",
+            (rowid, rowid),
+        ).fetchone()
+        found = (str(row[0]), str(row[1]), bool(row[2])) if row is not None else None
+        self._found[rowid] = found
+        return found
 
 
 class StoreError(Exception):
@@ -370,7 +383,7 @@ class Store:
                 conn.execute("ALTER TABLE files ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
             if "captured_from" not in columns:
                 conn.execute("ALTER TABLE files ADD COLUMN captured_from TEXT")
-            for table in ("chunks", "files", "chunk_spans"):
+            for table in ("chunks", "files", "chunk_spans", "chunk_counts"):
                 conn.execute(f"DELETE FROM {table}")
             conn.execute("COMMIT")
         except BaseException:
@@ -575,6 +588,8 @@ class Store:
         headers: Sequence[FileHeader],
         sources: Iterable[tuple[str | None, ...]] = (),
     ) -> SyncReport:
+        from kb.pure.chunking import chunk  # only indexing splits notes into chunks
+
         self._df_cache.clear()
         self._chunk_count = None
         rows = self.conn.execute(
@@ -589,6 +604,11 @@ class Store:
             if self._lacks_spans(base.name):
                 # An index written before chunk spans existed: rebuild this base's text
                 # index once, so every file gets its span (as costly as a cold index).
+                self.conn.execute(
+                    "DELETE FROM chunk_counts WHERE rowid IN "
+                    "(SELECT rowid FROM chunks WHERE base = ?)",
+                    (base.name,),
+                )
                 for table in ("chunks", "files", "chunk_spans"):
                     self.conn.execute(f"DELETE FROM {table} WHERE base = ?", (base.name,))
                 known, private_flag = {}, {}
@@ -638,6 +658,13 @@ class Store:
                         for i, c in enumerate(pieces)
                     ],
                 )
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO chunk_counts VALUES (?,?)",
+                    [
+                        (first + i, json.dumps(counts_of(c.heading_path, c.text)))
+                        for i, c in enumerate(pieces)
+                    ],
+                )
                 next_rowid += len(pieces)
                 self.conn.execute(
                     "INSERT OR REPLACE INTO chunk_spans VALUES (?,?,?,?)",
@@ -668,6 +695,13 @@ class Store:
         return SyncReport(unchanged, reindexed, removed, chunks_written, len(source_rows))
 
     def _lacks_spans(self, base: str) -> bool:
+        """Whether the base's text index predates a table each chunk needs a row in (spans,
+        word counts): it is then rebuilt once, as a cold index would be."""
+        has_chunks = self.conn.execute("SELECT 1 FROM chunks WHERE base = ? LIMIT 1", (base,))
+        if has_chunks.fetchone() is not None and (
+            self.conn.execute("SELECT 1 FROM chunk_counts LIMIT 1").fetchone() is None
+        ):
+            return True
         row = self.conn.execute(
             "SELECT 1 FROM files f WHERE f.base = ? AND NOT EXISTS (SELECT 1 FROM chunk_spans s "
             "WHERE s.base = f.base AND s.path = f.path) LIMIT 1",
@@ -685,17 +719,34 @@ class Store:
             "SELECT first, last FROM chunk_spans WHERE base = ? AND path = ?", (base, path)
         ).fetchone()
         if span is None:
+            self.conn.execute(
+                "DELETE FROM chunk_counts WHERE rowid IN "
+                "(SELECT rowid FROM chunks WHERE base = ? AND path = ?)",
+                (base, path),
+            )
             self.conn.execute("DELETE FROM chunks WHERE base = ? AND path = ?", (base, path))
             return
         self.conn.execute(
             "DELETE FROM chunks WHERE rowid BETWEEN ? AND ? AND base = ? AND path = ?",
             (span[0], span[1], base, path),
         )
+        self.conn.execute(
+            "DELETE FROM chunk_counts WHERE rowid BETWEEN ? AND ?", (span[0], span[1])
+        )
         self.conn.execute("DELETE FROM chunk_spans WHERE base = ? AND path = ?", (base, path))
 
     def chunk_count(self) -> int:
+        """How many chunks the index holds, from FTS5's averages record (its first number);
+        `COUNT(*)` read every chunk: 144 ms a process at 10,000 notes."""
         if self._chunk_count is None:
-            self._chunk_count = int(self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+            try:
+                row = self.conn.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
+                counts = _varints(bytes(row[0])) if row else []
+                self._chunk_count = counts[0] if counts else 0
+            except sqlite3.Error:
+                self._chunk_count = int(
+                    self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+                )
         return self._chunk_count
 
     def _prune(self, terms: Sequence[str]) -> list[str]:
@@ -740,25 +791,14 @@ class Store:
         return expr, [(r[0], r[1], r[2]) for r in rows]
 
     def _spans(self) -> SpanMap | None:
-        """Every indexed file's chunk rowid span with its path and privacy, or None when
-        some file has no span (an index written before spans existed). Reloaded whenever
-        another connection has committed since (`PRAGMA data_version`), so a long-lived
-        server never maps a reused rowid to the wrong file or the wrong privacy."""
+        """The rowid -> file lookup, renewed whenever another connection has committed since
+        (`PRAGMA data_version`), so a long-lived server never maps a reused rowid to the
+        wrong file or the wrong privacy. A ranked rowid without a span (an index written
+        before spans existed) makes the ranking fall back to the joined query."""
         version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
         if self._span_map is not None and self._span_version == version:
             return self._span_map
-        rows = self.conn.execute(
-            "SELECT s.first, s.last, f.base, f.path, f.private FROM files f "
-            "LEFT JOIN chunk_spans s ON s.base = f.base AND s.path = f.path "
-            "ORDER BY s.first, s.last"  # an empty file's span (first, first - 1) sorts first
-        ).fetchall()
-        if any(r[0] is None for r in rows):
-            self._span_map, self._span_version = None, version
-            return None
-        self._span_map = SpanMap(
-            [r[0] for r in rows], [(r[1], r[2], r[3], bool(r[4])) for r in rows]
-        )
-        self._span_version = version
+        self._span_map, self._span_version = SpanMap(self.conn), version
         return self._span_map
 
     def _rank_by_rowid(
@@ -834,6 +874,26 @@ class Store:
         found = [(str(t), int(d)) for t, d in rows if stem(str(t)) == root][:STEM_CLASS_MAX]
         self._stem_cache[root] = found
         return found
+
+    def chunk_counts(self, rowids: Sequence[int]) -> dict[int, tuple[str, Counts]]:
+        """rowid -> (heading_path, word counts) for the chunks whose counts the index holds
+        (an index written before `chunk_counts` holds none: `chunk_texts` then)."""
+        out: dict[int, tuple[str, Counts]] = {}
+        wanted = list(rowids)
+        try:
+            for start in range(0, len(wanted), SQL_VARIABLES):
+                part = wanted[start : start + SQL_VARIABLES]
+                marks = ",".join("?" * len(part))
+                for rowid, heading, counts in self.conn.execute(
+                    "SELECT k.rowid, c.heading_path, k.counts FROM chunk_counts k "
+                    f"JOIN chunks c ON c.rowid = k.rowid WHERE k.rowid IN ({marks})",
+                    part,
+                ):
+                    head, body, length = json.loads(counts)
+                    out[int(rowid)] = (str(heading or ""), (head, body, int(length)))
+        except (sqlite3.Error, ValueError, TypeError):
+            return {}
+        return out
 
     def chunk_texts(self, rowids: Sequence[int]) -> dict[int, tuple[str, str]]:
         """rowid -> (heading_path, text), for scoring candidates again."""

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from attrs import frozen
 
 from kb.pure.tokens import stem, words
+
+# (heading word counts, body word counts, length in words): what BM25 reads of a chunk.
+Counts = tuple[Mapping[str, int], Mapping[str, int], int]
 
 K1 = 1.2
 B = 0.75
@@ -69,6 +72,9 @@ class Candidate:
     source: int  # which open store holds it
     heading_path: str
     text: str
+    # The chunk's word counts as the index stored them (`counts_of` at index time): scoring
+    # then tokenises nothing. None for a chunk an older index holds: its text is counted.
+    counts: Counts | None = None
 
 
 @frozen
@@ -106,11 +112,15 @@ def evidence_weights(terms: Sequence[str], stats: TextStats) -> dict[str, float]
 _COUNTED_MEMO = 4096
 
 
-@lru_cache(maxsize=_COUNTED_MEMO)
-def _counted(heading_path: str, text: str) -> tuple[Counter[str], Counter[str], int]:
+def counts_of(heading_path: str, text: str) -> Counts:
+    """A chunk's word counts, as the index stores them beside the chunk and as scoring
+    counts a chunk the index holds no counts for."""
     head_words = words(heading_path)
     body_words = words(text)
     return Counter(head_words), Counter(body_words), len(head_words) + len(body_words)
+
+
+_counted = lru_cache(maxsize=_COUNTED_MEMO)(counts_of)
 
 
 def score_chunks(
@@ -127,7 +137,7 @@ def score_chunks(
     avgdl = stats.tokens / stats.chunks if stats.chunks and stats.tokens else 0.0
     out: list[Scored] = []
     for c in candidates:
-        head, body, length = _counted(c.heading_path, c.text)
+        head, body, length = c.counts if c.counts is not None else _counted(c.heading_path, c.text)
         if variants is None:
             forms = {t: frozenset(w for w in (*head, *body) if stem(w) == stem(t)) for t in weights}
         norm = K1 * (1.0 - B + B * (length / avgdl)) if avgdl else K1

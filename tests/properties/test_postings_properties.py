@@ -123,3 +123,39 @@ def test_a_cache_that_could_not_be_saved_scores_in_memory(
             hits = memory.route("lighthouse keeper")
             assert [h.entry.rel for h in hits] == ["knowledge/tide.md"]
             assert memory.route("harbour pilot") == []
+
+
+# -- chunk word counts ---------------------------------------------------------------------
+
+chunk_text = st.text(
+    alphabet=st.sampled_from("abc déf ghi ação Über ÉCOLE tide tides tidal 12 - _\n"),
+    max_size=120,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    chunks=st.lists(st.tuples(chunk_text, chunk_text), min_size=1, max_size=6),
+    question=chunk_text,
+)
+def test_stored_chunk_counts_score_as_the_text_does(
+    chunks: list[tuple[str, str]], question: str
+) -> None:
+    """What `kb index` stores in chunk_counts (JSON) scores a candidate exactly as counting
+    its text at question time does."""
+    import json
+
+    from kb.pure.textrank import Candidate, TextStats, counts_of, score_chunks
+
+    terms = question_terms(question)
+    stats = TextStats(chunks=50, tokens=2000, df=tuple((t, 3) for t in terms))
+    by_text = [Candidate("b", f"n{i}.md", i, 0, h, t) for i, (h, t) in enumerate(chunks)]
+    stored = [json.loads(json.dumps(counts_of(h, t))) for h, t in chunks]
+    by_counts = [
+        Candidate("b", f"n{i}.md", i, 0, h, "", (c[0], c[1], c[2]))
+        for i, ((h, _), c) in enumerate(zip(chunks, stored, strict=True))
+    ]
+    assert score_chunks(terms, by_counts, stats) == [
+        s.__class__(by_counts[s.candidate.rowid], s.score, s.matched)
+        for s in score_chunks(terms, by_text, stats)
+    ]
