@@ -304,7 +304,9 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
     # A file is private when any path it is really reached by is: the path walked, its real
     # path behind links, and every other hard link to the same file inside the base.
     private_twins = {
-        r[5] for r in raw if r[5] is not None and (layer.covers(r[0]) or layer.covers(r[4]))
+        r[5]
+        for r in raw
+        if r[5] is not None and (layer.covers(r[0]) or (r[4] != r[0] and layer.covers(r[4])))
     }
     files: list[FileStat] = []
     skipped = 0
@@ -313,7 +315,7 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
             continue
         private = (
             layer.covers(rel)
-            or (bool(real_rel) and layer.covers(real_rel))
+            or (bool(real_rel) and real_rel != rel and layer.covers(real_rel))
             or (twin is not None and twin in private_twins)
         )
         if private and not include_private:

@@ -62,7 +62,14 @@ class PrivateLayer:
     def covers(self, rel: str) -> bool:
         if self.whole:
             return True
-        return any(rel == f or rel.startswith(f + "/") for f in (*self.folders, *self.kept))
+        # One test per folder: the path's first segment, or a longer declared prefix (a
+        # declared folder may be nested: `private = notes/diary`). Called for every file
+        # of every open, so no generator per call.
+        top = rel.partition("/")[0]
+        for f in self.folders + self.kept:
+            if top == f or rel == f or rel.startswith(f + "/"):
+                return True
+        return False
 
 
 DEFAULT_PRIVATE_FOLDERS = ("profile", "projects", "records")
