@@ -98,11 +98,11 @@ def test_warnings_fail_only_with_strict(tmp_path: Path, kb: RunKb) -> None:
     (base / "knowledge").mkdir(parents=True)
     (base / "MAP.md").write_text("# Lone\n\n- [[thin]]\n", encoding="utf-8")
     (base / "knowledge" / "thin.md").write_text(
-        "# Thin\n\n**Search for:** alpha, beta, gamma\n", encoding="utf-8"
+        "# Thin\n\n**Search for:** alpha, beta\n", encoding="utf-8"
     )
     plain = kb(["check"], cwd=base)
     assert plain.code == 0
-    assert "W06" in plain.stdout and "0 errors, 1 warnings" in plain.stdout
+    assert "W06" in plain.stdout and "0 errors, 1 warning\n" in plain.stdout
     assert kb(["check", "--strict"], cwd=base).code == 1
 
 
