@@ -134,7 +134,10 @@ HELP: dict[str, VerbHelp] = {
     ),
     "fleet": VerbHelp(
         (PATHS,),
-        (ALL, _i("--json", "print the fleet card as one line of JSON", "json")),
+        (
+            _i("--all", "also name the person's base, private as a whole", "all"),
+            _i("--json", "print the fleet card as one line of JSON", "json"),
+        ),
         ("kb fleet", "kb fleet --json"),
         ((0, "described"), OPEN_1, USAGE_2),
     ),
