@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kb.pure.commitplan import dirty_paths, left_alone, report, unasked
+from kb.pure.plural import counted
 
 LOCK_BACKOFF_MS = (100, 200, 400, 800, 1600, 1600)  # ~3.1 s: longer than a commit takes
 
@@ -104,7 +105,8 @@ def commit(paths: Sequence[str], message: str | None) -> str:
     extra = unasked(landed, rels)
     if extra:
         raise CommitError(
-            f"the commit landed but it contains {len(extra)} path(s) that were not asked for: "
+            f"the commit landed but it contains {counted(len(extra), 'path')} that "
+            f"{'was' if len(extra) == 1 else 'were'} not asked for: "
             f"{', '.join(extra)}. Another session's work was swept in. This is not repaired "
             "automatically because undoing it rewrites history"
         )

@@ -20,7 +20,7 @@ from kb.io.atomic import crash_point, sweep_temps
 from kb.io.sources import source_rows
 from kb.io.store import FileHeader, Store, StoreError, SyncReport, read_header
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
-from kb.pure.render import BaseIndexLine, index_json, index_text
+from kb.pure.render import BaseIndexLine, index_json, index_json_summary, index_text
 
 
 class IndexFailure(Exception):
@@ -79,6 +79,24 @@ def _sweep(paths: list[str], roots: list[Path]) -> None:
 def index_bases(paths: list[str], include_private: bool, warnings: list[str] | None = None) -> str:
     """Index every base; the report is returned, and the problems a person should see on
     stderr (a `private =` entry that names nothing) are appended to `warnings`."""
+    return index_text(*index_report(paths, include_private, warnings))
+
+
+def index_summary_json(
+    paths: list[str], include_private: bool, warnings: list[str] | None = None
+) -> str:
+    """Index every base, as `index_bases` does; the summary as one line of JSON."""
+    return index_json_summary(*index_report(paths, include_private, warnings))
+
+
+IndexReport = tuple[list[BaseIndexLine], int, int, list[str], list[tuple[str, str]]]
+
+
+def index_report(
+    paths: list[str], include_private: bool, warnings: list[str] | None = None
+) -> IndexReport:
+    """Index every base: (per-base lines, files walked, exempt files, unreachable paths,
+    unreadable (path, reason)), what both renderings of the summary are made from."""
     roots = expand_roots(paths)
     try:
         snapshots = [discover(r, include_private) for r in roots]
@@ -123,7 +141,7 @@ def index_bases(paths: list[str], include_private: bool, warnings: list[str] | N
             )
         )
     _sweep(paths, [snap.root for snap in snapshots])
-    return index_text(lines, files, exempt, unreachable, unreadable)
+    return lines, files, exempt, unreachable, unreadable
 
 
 def index_entries_json(paths: list[str], include_private: bool) -> str:

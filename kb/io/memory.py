@@ -579,18 +579,26 @@ class Memory:
         ]
         return best_keys(pairs, limit)
 
-    def shortfall(self, confidence: Confidence) -> list[str]:
+    def shortfall(self, confidence: Confidence, question: str | None = None) -> list[str]:
+        """Why the verdict fell short; given the question, a question of stopwords only is
+        explained as that instead of as a vocabulary miss."""
         return shortfall(
             self.entry_count(),
             self.agent_count(),
             confidence.coverage,
             len(self.unreachable),
             HIT_COVERAGE,
+            searchable=question is None or self.searchable(question),
         )
 
+    def searchable(self, question: str) -> bool:
+        """Whether any word of the question (or an alias it triggers) reaches a scorer."""
+        return bool(self.terms(question))
+
     def recall_loss(self, question: str, confidence: Confidence) -> RecallLoss | None:
-        """Record a refused question in the miss log; None unless the verdict is nothing."""
-        if self.is_empty() or confidence.verdict != "nothing":
+        """Record a refused question in the miss log; None unless the verdict is nothing.
+        A question of stopwords only is not a miss: no note or alias would have caught it."""
+        if self.is_empty() or confidence.verdict != "nothing" or not self.searchable(question):
             return None
         looked_like = tuple(self.suggest(question))
         today = clock.today_utc()
@@ -626,20 +634,22 @@ class Memory:
     def describe(self) -> str:
         return describe(*self.fleet_card())
 
-    def fleet_card(self) -> tuple[Card, Sequence[Member]]:
-        """The fleet's card and one member per open base, from the manifests."""
+    def fleet_card(self) -> tuple[Card, tuple[Member, ...]]:
+        """The fleet's card and its members, from the manifests (what `kb fleet` prints)."""
         first = self.opened[0]
         fallback = Path(first).name or first
         fleet = card(fleet_manifest(first), fallback)
         # A base private as a whole (the person) is not named without --all: its name and
         # its root path say whose it is.
-        members = [
+        members = tuple(
             Member(
                 name=card(b.snapshot.agent_manifest, b.snapshot.agent_name).name,
                 root=b.snapshot.given,
                 role=b.snapshot.agent_manifest.first("role"),
+                # private as a whole by the person rule, not by its own `private =` line
+                person=b.snapshot.private.whole and not b.snapshot.private.declared,
             )
             for b in self.bases
             if self.include_private or not b.snapshot.private.whole
-        ]
+        )
         return fleet, members

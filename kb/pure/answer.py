@@ -35,6 +35,7 @@ from typing import Literal
 from attrs import frozen
 
 from kb.pure.fusion import Found, Passage
+from kb.pure.plural import counted
 from kb.pure.render import empty_base_text, shortfall_block
 from kb.pure.verdict import Confidence, Verdict
 
@@ -241,15 +242,24 @@ def answer_prompt(question: str, confidence: Confidence, served: Sequence[Served
 
 
 def refusal_text(
-    empty: bool, unreachable: int, shortfall: Sequence[str], suggestions: Sequence[str]
+    empty: bool,
+    unreachable: int,
+    shortfall: Sequence[str],
+    suggestions: Sequence[str],
+    searchable: bool = True,
 ) -> str:
-    """A `nothing` verdict: the reason, in numbers, and the vocabulary the base does know."""
+    """A `nothing` verdict: the reason, in numbers, and the vocabulary the base does know.
+    `searchable` is False when every word of the question was a stopword."""
     if empty:
         return "\n".join(empty_base_text(unreachable)) + "\n"
-    lines = [
-        "nothing in the library matched. Either it does not cover this, or the",
-        "Search for lines do not carry the words the question used.",
-    ]
+    lines = (
+        [
+            "nothing in the library matched. Either it does not cover this, or the",
+            "Search for lines do not carry the words the question used.",
+        ]
+        if searchable
+        else ["nothing was searched: the question holds no word to search by."]
+    )
     lines += shortfall_block(shortfall)
     if suggestions:
         if shortfall:  # the shortfall block ends in a wrapped paragraph: keep them apart
@@ -345,8 +355,8 @@ NOTHING_FOUND = (
 def estimate_text(files: int) -> str:
     m = batch_count(files)
     return (
-        f"complete search: reading all {files} files in {m} batch(es), {m + 1} model call(s) "
-        "total.\n"
+        f"complete search: reading all {counted(files, 'file')} in "
+        f"{counted(m, 'batch', 'batches')}, {counted(m + 1, 'model call')} total.\n"
         f"This is the slow mode by design: one call per {BATCH} files, then one to compose the "
         "answer.\n"
     )
@@ -426,7 +436,8 @@ def reduce_prompt(question: str, facts: Sequence[str]) -> str:
 def complete_text(reply: str, files: int, calls: int, seconds: float) -> str:
     return (
         f"{reply.strip()}\n\n"
-        f"mode: complete | read {files} files in {calls} model calls | {seconds:.1f}s total\n"
+        f"mode: complete | read {counted(files, 'file')} in {counted(calls, 'model call')} | "
+        f"{seconds:.1f}s total\n"
     )
 
 
@@ -434,3 +445,64 @@ def reduce_failed_text(reason: str, facts: Sequence[str]) -> str:
     why = f" ({reason})" if reason else ""
     head = f"kb answer --complete: the reduce call failed{why}; the extracted facts:"
     return "\n".join([head, *facts]) + "\n"
+
+
+# -- `kb answer --json` ----------------------------------------------------------------------
+
+# What happened, one word a script can branch on. The ones that say the library holds no
+# answer are the `nothing` of `--exit-code`.
+AnswerOutcome = Literal[
+    "answered",  # the answerer replied (any mode)
+    "refused",  # verdict nothing: no model was asked
+    "empty",  # the bases hold no entry at all
+    "reading_list",  # no `answerer =` line: the files retrieval served
+    "silent",  # the answerer did not reply: the reading list instead (exit 1)
+    "nothing_to_read",  # --complete: no keyed file in scope
+    "nothing_found",  # --complete: every file read, no fact bore on the question
+    "reduce_failed",  # --complete: the facts were found, the composing call failed (exit 1)
+]
+HOLDS_NOTHING: frozenset[str] = frozenset({"refused", "empty", "nothing_to_read", "nothing_found"})
+
+
+def _file(f: Found) -> dict[str, str]:
+    return {"base": f.base, "memory": f.layer, "path": f.path}
+
+
+def answer_json(
+    question: str,
+    mode: Mode,
+    outcome: AnswerOutcome,
+    *,
+    confidence: Confidence | None = None,
+    reply: str | None = None,
+    served: Sequence[Found] = (),
+    reading: Sequence[Found] = (),
+    unserved: Sequence[str] = (),
+    shortfall: Sequence[str] = (),
+    suggestions: Sequence[str] = (),
+    reason: str | None = None,
+    facts: Sequence[str] = (),
+    files_read: int | None = None,
+    calls: int | None = None,
+) -> dict[str, object]:
+    """The one JSON object `kb answer --json` prints: every key always present (null or
+    empty when it does not apply), keys sorted, so a reader needs no case analysis to parse
+    it. `answer` is the model's reply as it wrote it, trimmed; the text mode's framing
+    (sources line, mode line) is in the other keys."""
+    return {
+        "answer": reply.strip() if reply is not None else None,
+        "calls": calls,
+        "coverage": round(confidence.coverage, 6) if confidence is not None else None,
+        "facts": list(facts),
+        "files_read": files_read,
+        "mode": mode.label,
+        "outcome": outcome,
+        "question": question,
+        "reading_list": [_file(f) for f in reading[:READING_LIST]],
+        "reason": reason or None,
+        "served": [_file(f) for f in served],
+        "shortfall": list(shortfall),
+        "suggestions": list(suggestions),
+        "unserved_citations": list(unserved),
+        "verdict": confidence.verdict if confidence is not None else None,
+    }

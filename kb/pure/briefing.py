@@ -26,6 +26,7 @@ from attrs import frozen
 
 from kb.pure.classify import Judgement, Reviewer, RosterAgent
 from kb.pure.election import ascii_lower
+from kb.pure.plural import counted
 
 NO_CLASSIFIER = "chosen by keyword score, with no classifier configured"
 CLASSIFIER_SILENT = "chosen by keyword score, because the configured classifier did not answer"
@@ -250,8 +251,8 @@ def hit_briefing(
     cut = len(passages) - len(blocks)
     if cut:
         out += (
-            f"\n({cut} more passage(s) in that file did not fit the boot budget. Open it if "
-            "what is above stops short.)\n"
+            f"\n({counted(cut, 'more passage')} in that file did not fit the boot budget. "
+            "Open it if what is above stops short.)\n"
         )
     if leads:
         out += "\nRanked leads, unvouched:\n" + "".join(f"  {f}\n" for f in leads)

@@ -33,6 +33,7 @@ from kb.pure.handoff import Record
 from kb.pure.jsonout import dumps
 from kb.pure.names import printable
 from kb.pure.paths import kind_of
+from kb.pure.plural import counted
 from kb.pure.promote import TARGET_FOLDERS, Proposal, hard_rule
 from kb.pure.promoteprompts import FORMAT
 from kb.pure.promotereport import DRY_RUN, decided_lines
@@ -251,8 +252,8 @@ def as_json(o: Consolidated) -> str:
 def text(o: Consolidated) -> str:
     lines: list[str] = [DRY_RUN, ""] if o.dry_run else []
     lines.append(
-        f"consolidate {printable(o.agent)}: consulted {o.consulted} session(s), generated "
-        f"{o.generated} candidate(s)."
+        f"consolidate {printable(o.agent)}: consulted {counted(o.consulted, 'session')}, "
+        f"generated {counted(o.generated, 'candidate')}."
     )
     lines += [f"  rejected proposal {printable(s)}: {printable(r)}" for s, r in o.rejected]
     for d in o.decided:
@@ -261,5 +262,6 @@ def text(o: Consolidated) -> str:
     did = "would be written" if o.dry_run else "written"
     if o.dry_run:
         written = sum(1 for d in o.decided if d.admitted and not d.refused)
-    lines += ["", f"{len(o.decided)} proposal(s) evaluated: {written} {did}, {refused} refused."]
+    evaluated = counted(len(o.decided), "proposal")
+    lines += ["", f"{evaluated} evaluated: {written} {did}, {refused} refused."]
     return "\n".join(lines) + "\n"

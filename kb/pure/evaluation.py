@@ -38,6 +38,7 @@ from kb.pure.election import AgentChoice, ascii_lower
 from kb.pure.fusion import Found
 from kb.pure.gold import GoldRow, answer_key, split_answer
 from kb.pure.jsonout import round6
+from kb.pure.plural import counted
 from kb.pure.triad import TriadScore, averages
 from kb.pure.verdict import Confidence, Verdict
 
@@ -352,8 +353,8 @@ def render(r: Report) -> str:
     s = r.summary
     a, o = s.answerable, s.ownable
     lines = [
-        f"gold:     {s.rows} questions, {a} answerable",
-        f"indexed:  {r.entries} entries across {r.agents} agents",
+        f"gold:     {counted(s.rows, 'question')}, {a} answerable",
+        f"indexed:  {counted(r.entries, 'entry', 'entries')} across {counted(r.agents, 'agent')}",
         "",
         "  file agent kw    score  marg verdict question",
         *(row_line(f) for f in r.facts),
@@ -375,8 +376,8 @@ def render(r: Report) -> str:
         f"       keyword {s.agent_keyword}/{o}  ({pct(s.agent_keyword, o)}%), the deterministic "
         "fold alone, which is the fallback when no classifier answers",
         f"       fused   {s.agent_fused}/{o}  ({pct(s.agent_fused, o)}%), the same fold over "
-        "the fused list, which ADR-0018 measured and rejected. Kept so a regression in it "
-        "cannot hide",
+        "the fused list; it chose the owner less often than the keyword fold when it was "
+        "measured, so boot does not use it. Shown so that a change in it cannot hide",
     ]
     if o < a:
         excluded = a - o
@@ -455,9 +456,8 @@ def render(r: Report) -> str:
             "model, and the hook pays it on every message"
         )
     lines += [
-        f"       Timed in-process under {r.runtime}, with the fleet already open: no process "
-        "start or import is in these figures, and an interpreter is slower than the "
-        "original's release binary.",
+        f"       Timed in-process under {r.runtime}, with the fleet already open: a `kb route` "
+        "command adds its process start, imports and opening the fleet to these figures.",
     ]
     return "\n".join(lines) + "\n"
 

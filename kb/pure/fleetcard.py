@@ -26,6 +26,9 @@ class Member:
     name: str
     root: str
     role: str | None
+    # The owner's own base (`fleet/person`, private as a whole): a member of the fleet, not
+    # an agent. Nothing is routed to it and it has no agent.txt role to report.
+    person: bool = False
 
 
 def card(manifest: Manifest, fallback: str) -> Card:
@@ -40,6 +43,9 @@ SOURCE_LINE = (
 )
 
 
+PERSON_NOTE = "the owner's own private base: never routed to, shown only with --all"
+
+
 def describe(fleet: Card, members: Sequence[Member]) -> str:
     lines = [f"FLEET: {printable(fleet.name)}"]
     lines.append(
@@ -47,15 +53,32 @@ def describe(fleet: Card, members: Sequence[Member]) -> str:
         if fleet.role
         else "ROLE: not set. Add a `role = ` line to fleet.txt."
     )
-    lines.append(f"AGENTS: {len(members)}")
-    for m in members:
+    agents = [m for m in members if not m.person]
+    lines.append(f"AGENTS: {len(agents)}")
+    for m in agents:
         lines.append("")
         lines.append(f"- {printable(m.name)}")
         lines.append(f"  root: {printable(m.root)}")
         lines.append(f"  role: {printable(m.role) if m.role else 'not set in agent.txt'}")
-    if not members:
+    if not agents:
         lines.append("")
         lines.append("The fleet has no agents yet.")
+    for m in members:
+        if m.person:
+            lines.append("")
+            lines.append(f"PERSON: {printable(m.root)} ({PERSON_NOTE})")
     lines.append("")
     lines.append(SOURCE_LINE)
     return "\n".join(lines) + "\n"
+
+
+def describe_json(fleet: Card, members: Sequence[Member]) -> dict[str, object]:
+    """`kb fleet --json`: the same card; an unset role is null, the person base apart."""
+    return {
+        "agents": [
+            {"name": m.name, "role": m.role, "root": m.root} for m in members if not m.person
+        ],
+        "fleet": {"name": fleet.name, "role": fleet.role},
+        "person": [{"name": m.name, "root": m.root} for m in members if m.person],
+        "source": SOURCE_LINE.removeprefix("SOURCE: "),
+    }

@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from attrs import frozen
 
 from kb.pure.names import printable
+from kb.pure.plural import counted
 from kb.pure.session import flatten
 
 SLUG_CHARS = 60
@@ -112,7 +113,8 @@ def removal(
     if written == 0 or not proven:
         return Keep(
             "this run wrote no note naming this document, or no note on disk names it. "
-            f"{proposed} proposal(s) were made and {refused} refused; the reasons are in "
+            f"{counted(proposed, 'proposal')} {'was' if proposed == 1 else 'were'} made and "
+            f"{refused} refused; the reasons are in "
             "kb-rejections.txt. A source that produced no note has not been absorbed, and "
             "destroying the only copy of material the base decided it had nothing to say "
             "about is the worst trade available",
@@ -173,7 +175,8 @@ def no_text(path: str) -> str:
 
 def routed(agent: str, score: float, margin: float, contenders: int) -> str:
     over = f"{margin:.2f}x over the runner-up" if margin != float("inf") else "no runner-up scored"
-    return f"routed to {printable(agent)} (score {score:.1f}, {over}, {contenders} agent(s) scored)"
+    scored = counted(contenders, "agent")
+    return f"routed to {printable(agent)} (score {score:.1f}, {over}, {scored} scored)"
 
 
 def no_owner(path: str) -> str:
@@ -204,6 +207,7 @@ def short_copy(path: str, copied: int, size: int) -> str:
 
 def gone(written: int) -> str:
     return (
-        f"{written} note(s) written. The document is gone from this machine and what it said "
+        f"{counted(written, 'note')} written. The document is gone from this machine and what it "
+        "said "
         "is in the base."
     )

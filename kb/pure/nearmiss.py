@@ -25,6 +25,7 @@ from kb.pure.entries import Entry
 from kb.pure.fusion import Found
 from kb.pure.jsonout import round6, sorted_keys
 from kb.pure.misslog import Miss
+from kb.pure.plural import counted
 
 KEYS_SHOWN = 8
 
@@ -142,7 +143,8 @@ def _view_lines(v: MissView) -> list[str]:
 def render(r: MissesReport, closing: bool = True) -> str:
     lines = [
         f"log:      {r.log}",
-        f"indexed:  {r.entries} entries across {r.agents} agents, floor {r.floor:.2f}",
+        f"indexed:  {counted(r.entries, 'entry', 'entries')} across {counted(r.agents, 'agent')}, "
+        f"floor {r.floor:.2f}",
     ]
     if not r.views:
         lines += [

@@ -2,17 +2,24 @@
 lists it. The caller does the disk work; every decision is here.
 
 Rules of this module:
-- Validation runs in one fixed order and the first failure wins: slug, keys, body,
-  provenance, stage, folder, dead keys, dashes in the rendered note. Only then does the
-  caller look at the disk (agent root, MAP.md, an existing note).
-- A dead key (several written words that reduce to one or none after stopwords) is dropped
-  and reported; the note is refused only when every key is dead. Dead keys and dashes are
-  refusals (a judgement on the note), not outages; verbs that write notes for a model rely
-  on the difference.
+- Validation runs in one fixed order and the first failure wins: slug, keys, keys made only
+  of stopwords, body, provenance, stage, folder, dead keys, dashes in the rendered note.
+  Only then does the caller look at the disk (agent root, MAP.md, an existing note).
+- Keys that are every one made only of stopwords or punctuation (`the, how`) are a usage
+  error (exit 2): no search reads a word of them, so the note could never be reached.
+- A dead key (several written words that reduce to one or none after stopwords, or a single
+  stopword among live keys) is dropped and reported; the note is refused only when every key
+  is dead. Dead keys and dashes are refusals (a judgement on the note), not outages; verbs
+  that write notes for a model rely on the difference.
+- An em or en dash is the fleet's house style to refuse, not kb's: only a fleet whose
+  fleet.txt says `style = no-dashes` refuses the note; any other fleet gets it written and
+  the dash's lines back as a warning (`Note.dashes`), which `kb check` reports as W03.
 - The legal provenance and stage values are the ones `kb check` holds front matter to
   (E04): `kb.pure.listing.PROVENANCES` and `STAGES`, compared exactly.
-- The folder is one of the memory folders `kb init` creates. Anything else, and so any
-  folder that could leave the base (`..`, an absolute path, a backslash), is refused.
+- The folder is one of the memory folders `kb init` creates, or a folder below one
+  (`knowledge/systems`), which the map lists under its own `### knowledge/systems/`
+  section. Each part below the top folder is a plain name: not empty, not `.` or `..`, not
+  hidden, no backslash and no control character, so no folder can leave the base.
 - The keys are written once, on the note's own `Search for:` line. The map entry carries
   the link and the summary only.
 - A line break inside the summary, a key or captured_from is folded to a space: each of
@@ -41,9 +48,11 @@ from returns.result import Failure, Result, Success
 
 from kb.pure.entries import dead_keys
 from kb.pure.listing import PROVENANCES, STAGES
-from kb.pure.names import is_usable_name, printable
+from kb.pure.names import is_plain_component, is_usable_name, printable
+from kb.pure.plural import counted
 from kb.pure.skeleton import MEMORY_FOLDERS
-from kb.pure.style import dash_findings
+from kb.pure.style import NO_DASHES, STYLE_KEY, dash_findings
+from kb.pure.tokens import normalise
 
 DEFAULT_FOLDER = "knowledge"
 DEFAULT_PROVENANCE = "agent"
@@ -62,15 +71,18 @@ class NoteRequest:
     provenance: str = DEFAULT_PROVENANCE
     stage: str = DEFAULT_STAGE
     captured_from: str | None = None
+    no_dashes: bool = False  # the fleet's `style = no-dashes`: a dash refuses the note
 
 
 @frozen
 class Refused:
     """Why nothing was written. `judgement` is True for the refusals that are a verdict on
-    the note itself (every key dead, a dash), False for bad input and outages."""
+    the note itself (every key dead, a dash), False for bad input and outages. `code` is the
+    exit status `kb write` gives it."""
 
     message: str
     judgement: bool = False
+    code: int = 1
 
 
 @frozen
@@ -83,6 +95,7 @@ class Note:
     entry: str
     keys: tuple[str, ...]
     dropped: tuple[str, ...]
+    dashes: tuple[int, ...] = ()  # lines carrying a dash, written anyway (a warning)
 
 
 @frozen
@@ -124,9 +137,27 @@ def map_entry(slug: str, summary: str) -> str:
 
 
 def legal_folder(folder: str) -> str | None:
-    """The folder with trailing `/` trimmed when it is one of the memory folders."""
-    trimmed = folder.rstrip("/")
-    return trimmed if trimmed in MEMORY_FOLDERS else None
+    """The folder with trailing `/` trimmed when it is one of the memory folders or a plain
+    folder below one (`knowledge/systems`); None for anything else."""
+    parts = folder.rstrip("/").split("/")
+    if parts[0] not in MEMORY_FOLDERS or not all(_plain_part(p) for p in parts[1:]):
+        return None
+    return "/".join(parts)
+
+
+def _plain_part(part: str) -> bool:
+    # Hidden folders are refused too: the walk skips them, so a note there is never read.
+    return (
+        is_plain_component(part)
+        and not part.startswith(".")
+        and part.strip() == part
+        and printable(part) == part
+    )
+
+
+def stopword_keys(keys: Sequence[str]) -> list[str]:
+    """Keys with no word any search reads: only stopwords, single letters or punctuation."""
+    return [k for k in keys if not normalise(k)]
 
 
 def prepare(req: NoteRequest) -> Result[Note, Refused]:
@@ -135,6 +166,9 @@ def prepare(req: NoteRequest) -> Result[Note, Refused]:
     keys = parse_keys(req.keys)
     if not keys:
         return Failure(Refused(NO_KEYS))
+    empty = stopword_keys(keys)
+    if len(empty) == len(keys):
+        return Failure(Refused(only_stopwords(keys), judgement=True, code=2))
     if not req.body.strip():
         return Failure(Refused(EMPTY_BODY))
     if req.provenance not in PROVENANCES:
@@ -145,16 +179,18 @@ def prepare(req: NoteRequest) -> Result[Note, Refused]:
     if folder is None:
         return Failure(Refused(bad_folder(req.folder)))
     dead = dead_keys(keys)
+    dead += [k for k in empty if k not in dead]
     if len(dead) == len(keys):
         return Failure(Refused(all_dead(keys), judgement=True))
     live = tuple(k for k in keys if k not in dead)
     summary = one_line(req.summary or "")
     captured = one_line(req.captured_from or "").strip()
     text = render_note(live, summary, req.body, req.provenance, req.stage, captured)
-    dashes = dash_findings(text)
-    if dashes:
-        return Failure(Refused(dashed([n for n, _ in dashes]), judgement=True))
-    return Success(Note(req.slug, folder, text, map_entry(req.slug, summary), live, tuple(dead)))
+    dashes = tuple(n for n, _ in dash_findings(text))
+    if dashes and req.no_dashes:
+        return Failure(Refused(dashed(dashes), judgement=True))
+    entry = map_entry(req.slug, summary)
+    return Success(Note(req.slug, folder, text, entry, live, tuple(dead), dashes))
 
 
 # -- the map ---------------------------------------------------------------------------------
@@ -232,7 +268,7 @@ def report(note_path: str, map_path: str, folder: str, note: Note, created: bool
     lines = [f"wrote {note_path}", f"  listed in {map_path} under {section_heading(folder)}"]
     if note.dropped:
         lines.append(
-            f"  dropped {len(note.dropped)} key(s) the index cannot reach: "
+            f"  dropped {counted(len(note.dropped), 'key')} the index cannot reach: "
             + ", ".join(note.dropped)
         )
     if created:
@@ -276,9 +312,19 @@ def illegal(field: str, got: str, legal: Sequence[str]) -> str:
 def bad_folder(folder: str) -> str:
     folder = printable(folder)
     return (
-        f"folder was '{folder}', which is not one of: {', '.join(MEMORY_FOLDERS)}. A note "
-        "lives in one of the memory folders of its base, and a folder outside that set could "
-        "put it outside the base."
+        f"folder was '{folder}', which is not one of: {', '.join(MEMORY_FOLDERS)}, or a "
+        "folder below one (knowledge/systems). A note lives in a memory folder of its base, "
+        "and a folder outside that set, hidden, or climbing with `..` could put it outside "
+        "the base or out of every search."
+    )
+
+
+def only_stopwords(keys: Sequence[str]) -> str:
+    listed = ", ".join(f"`{printable(k)}`" for k in keys)
+    return (
+        f"every key is made only of stopwords, single letters or punctuation ({listed}), and "
+        "no search reads those, so no question could reach the note. Give the words a "
+        "question about it would use: --keys 'restore test, backup drill'."
     )
 
 
@@ -295,12 +341,25 @@ def all_dead(keys: Sequence[str]) -> str:
     )
 
 
-def dashed(lines: Sequence[int]) -> str:
+def _lines(lines: Sequence[int]) -> str:
     where = ", ".join(str(n) for n in lines)
+    return f"line {where}" if len(lines) == 1 else f"lines {where}"
+
+
+def dashed(lines: Sequence[int]) -> str:
     return (
-        f"an em or en dash on line {where} of the note this would have written. House style "
-        "forbids them and this is W03, refused at the write. 28 of the 47 notes `kb promote` "
-        "has written carry one, because nothing checked and nobody ran `kb check` afterwards."
+        f"an em or en dash on {_lines(lines)} of the note this would have written, and this "
+        f"fleet's fleet.txt sets `{STYLE_KEY} = {NO_DASHES}`. Write a comma, a colon or "
+        "parentheses instead."
+    )
+
+
+def dash_warning(lines: Sequence[int]) -> str:
+    """What `kb write` says on stderr when a note with a dash is written anyway."""
+    return (
+        f"kb write: an em or en dash on {_lines(lines)} of the note (written anyway; "
+        f"`kb check` reports it as W03). A fleet that refuses them sets `{STYLE_KEY} = "
+        f"{NO_DASHES}` in fleet.txt."
     )
 
 

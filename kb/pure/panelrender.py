@@ -33,6 +33,7 @@ from kb.pure.panel import (
     artifacts,
     round_of,
 )
+from kb.pure.plural import counted
 
 ROLE_CAP = 100
 ENDS_CAP = 150
@@ -352,7 +353,7 @@ def summary_text(log: str, rows: Sequence[Row]) -> str:
     for r in rounds:
         status = "closed" if r.closed else "OPEN  "
         lines.append(
-            f"  {_p(r.artifact):<40} {status}  ({len(r.objections)} objections, "
+            f"  {_p(r.artifact):<40} {status}  ({counted(len(r.objections), 'objection')}, "
             f"{len(r.silent)} still out)"
         )
     return "\n".join(lines) + "\n"

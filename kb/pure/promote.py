@@ -45,6 +45,7 @@ from kb.pure.handoff import cut_bytes
 from kb.pure.names import is_usable_name, printable
 from kb.pure.notewrite import legal_folder, parse_keys
 from kb.pure.paths import kind_of
+from kb.pure.plural import counted
 from kb.pure.rejections import Row, ascii_lower
 from kb.pure.skeleton import MEMORY_FOLDERS
 
@@ -237,7 +238,7 @@ def repetition(row: Row) -> Review:
         lens,
         False,
         clean_reason(
-            f"deterministic repetition filter: refused {row.count} times "
+            f"deterministic repetition filter: refused {counted(row.count, 'time')} "
             f"(last {row.last_seen}): {row.reason}"
         ),
     )

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kb.pure.names import printable
+from kb.pure.plural import counted
 from kb.pure.promoterun import Barren, Decided, Report
 from kb.pure.rejections import LOG_NAME
 
@@ -70,8 +71,8 @@ def promote_stdout(report: Report, dry_run: bool) -> str:
     did = "would be written" if dry_run else "written"
     lines += [
         "",
-        f"{len(decided)} proposal(s): {written} {did}, {refused} refused. "
-        f"{len(report.barren)} deposit file(s) held nothing.",
+        f"{counted(len(decided), 'proposal')}: {written} {did}, {refused} refused. "
+        f"{counted(len(report.barren), 'deposit file')} held nothing.",
     ]
     if refused and not dry_run:
         lines.append(f"Refusals are counted in {LOG_NAME}.")
@@ -103,5 +104,6 @@ def ingest_lines(report: Report) -> list[str]:
     for d in report.decided:
         if d.written is not None and d.dropped:
             keys = ", ".join(printable(k) for k in d.dropped)
-            lines.append(f"  {printable(d.slug)}: dropped unreachable key(s) {keys}")
+            noun = "key" if len(d.dropped) == 1 else "keys"
+            lines.append(f"  {printable(d.slug)}: dropped unreachable {noun} {keys}")
     return lines

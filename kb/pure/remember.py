@@ -19,6 +19,7 @@ from attrs import frozen
 
 from kb.pure.fusion import TextHit
 from kb.pure.jsonout import round6
+from kb.pure.plural import counted
 from kb.pure.tokens import normalise
 
 Proposal = Literal["ADD", "UPDATE", "NOOP"]
@@ -74,7 +75,8 @@ def propose(claim: str, claim_terms: Sequence[str], hits: Sequence[TextHit]) -> 
         return Remembered(
             claim,
             "NOOP",
-            f"{s} of {s + m} words are already present in one chunk. The base appears to say "
+            f"{s} of {counted(s + m, 'word')} {'is' if s == 1 else 'are'} already present in one "
+            "chunk. The base appears to say "
             "this already, so writing it again would be the duplicate that grows a base "
             "without adding to it.",
             evidence,
@@ -84,7 +86,8 @@ def propose(claim: str, claim_terms: Sequence[str], hits: Sequence[TextHit]) -> 
         return Remembered(
             claim,
             "UPDATE",
-            f"{s} of {s + m} words already appear in one chunk, and the claim adds: {adds}. "
+            f"{s} of {counted(s + m, 'word')} already {'appears' if s == 1 else 'appear'} in one "
+            f"chunk, and the claim adds: {adds}. "
             "An overlap this large with a small difference is usually the same fact with a "
             "new value, which is an UPDATE rather than an ADD.",
             evidence,

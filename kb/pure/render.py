@@ -13,6 +13,7 @@ from attrs import frozen
 from kb.pure.fusion import Found, no_agreement
 from kb.pure.keyword import KeywordHit
 from kb.pure.names import printable
+from kb.pure.plural import counted
 from kb.pure.shortfall import wrap
 
 PATHS_SHOWN = 8
@@ -85,6 +86,7 @@ class RouteView:
     changed: frozenset[tuple[str, str]] = frozenset()
     verdict: str = "nothing"
     coverage: float = 0.0
+    searchable: bool = True  # False: every word of the question was a stopword
 
 
 def verdict_line(verdict: str, coverage: float) -> str:
@@ -107,14 +109,18 @@ def route_text(v: RouteView) -> str:
     lines = [
         verdict_line(v.verdict, v.coverage),
         f"question: {printable(v.question)}",  # a line break in it must not split the report
-        # Fixed plural words: the line is parsed by scripts, and the original never inflects it.
-        f"indexed:  {v.entries} entries across {v.agents} agents, {v.aliases} aliases",
+        # Inflected (`1 entry`): a script reads the counts from --json, not from this line.
+        f"indexed:  {counted(v.entries, 'entry', 'entries')} across {counted(v.agents, 'agent')},"
+        f" {counted(v.aliases, 'alias', 'aliases')}",
         "",
     ]
     if not v.hybrid:
         if not v.keyword_hits:
             if v.entries == 0:
                 lines += empty_base_text(v.unreachable)
+            elif not v.searchable:
+                lines.append("  nothing was searched: the question holds no word to search by.")
+                lines += shortfall_block(v.shortfall)
             else:
                 lines += [
                     "  nothing matched. Either the base does not cover it, or the",
@@ -130,6 +136,9 @@ def route_text(v: RouteView) -> str:
     if not v.found:
         if v.entries == 0:
             lines += empty_base_text(v.unreachable)
+        elif not v.searchable:
+            lines.append("  nothing was searched: the question holds no word to search by.")
+            lines += shortfall_block(v.shortfall)
         else:
             lines += [
                 "  nothing matched, in either scorer. Either the base does not cover",
@@ -176,12 +185,13 @@ def index_text(
 ) -> str:
     lines = [
         f"  {b.name:<10} {b.reindexed} reindexed, {b.unchanged} unchanged, {b.removed} removed, "
-        f"{b.chunks} chunks, {b.unreachable} unreachable"
+        f"{counted(b.chunks, 'chunk')}, {b.unreachable} unreachable"
         for b in per_base
     ]
     chunks = sum(b.chunks for b in per_base)
     lines.append(
-        f"  total: {files} files, {chunks} chunks, {len(per_base)} indexes, "
+        f"  total: {counted(files, 'file')}, {counted(chunks, 'chunk')}, "
+        f"{counted(len(per_base), 'index', 'indexes')}, "
         f"{len(unreachable_paths)} unreachable, {exempt} unsearchable by design"
     )
     if unreachable_paths:
@@ -203,8 +213,45 @@ def index_text(
     return "\n".join(lines) + "\n"
 
 
+def index_json_summary(
+    per_base: Sequence[BaseIndexLine],
+    files: int,
+    exempt: int,
+    unreachable_paths: Sequence[str],
+    unreadable: Sequence[tuple[str, str]],
+) -> str:
+    """`kb index --json`: what the text summary says, as one line of JSON, every path listed
+    (the text shows eight)."""
+    from kb.pure.jsonout import dumps
+
+    payload = {
+        "bases": [
+            {
+                "chunks": b.chunks,
+                "name": b.name,
+                "reindexed": b.reindexed,
+                "removed": b.removed,
+                "unchanged": b.unchanged,
+                "unreachable": b.unreachable,
+            }
+            for b in per_base
+        ],
+        "total": {
+            "chunks": sum(b.chunks for b in per_base),
+            "files": files,
+            "indexes": len(per_base),
+            "unreachable": len(unreachable_paths),
+            "unsearchable_by_design": exempt,
+        },
+        "unreachable_paths": list(unreachable_paths),
+        "unreadable": [{"path": p, "reason": why} for p, why in unreadable],
+    }
+    return dumps(payload) + "\n"
+
+
 def index_json(entries: Sequence[tuple[str, str, str, str, tuple[str, ...], str]]) -> str:
-    """The hand-laid `kb index --json` list: one entry per line, keys in a fixed order."""
+    """The hand-laid `kb index --entries` list (the original's `--json`): one entry per
+    line, keys in a fixed order."""
     from kb.pure.jsonout import escape
 
     rows = [

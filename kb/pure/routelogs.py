@@ -45,6 +45,7 @@ from returns.result import Failure, Result, Success
 
 from kb.pure.election import ascii_lower
 from kb.pure.names import printable
+from kb.pure.plural import counted
 
 MISROUTES_NAME = "kb-misroutes.txt"
 ABSTENTIONS_NAME = "kb-abstentions.txt"
@@ -565,7 +566,8 @@ def abstentions_report(
     total = sum(a.count for a in every)
     out = [
         f"log:      {printable(log)}\n",
-        f"recorded: {len(every)} distinct subject(s), {total} abstention(s) in total\n",
+        f"recorded: {counted(len(every), 'distinct subject')}, "
+        f"{counted(total, 'abstention')} in total\n",
     ]
     for a, today in zip(shown, now, strict=True):
         nearest = f"nearest {printable(a.nearest)}" if a.nearest else "no agent near enough to name"

@@ -13,11 +13,29 @@ def _n(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
+# A question of stopwords only ("the how") reached no scorer at all: no base is missing
+# anything, so the sentence is about the question, and the miss log does not record it.
+NO_SEARCHABLE_WORD = (
+    "Every word of the question is one kb leaves out of every search (a stopword such as "
+    "`the` or `how`, or punctuation), so there was nothing to look for and nothing was "
+    "ranked. Ask again with the words that carry the meaning: the thing, the tool, the "
+    "place. This is not a gap in the library, so it is not logged as a miss."
+)
+
+
 def shortfall(
-    entries: int, agents: int, coverage: float, unreachable: int, hit_coverage: float
+    entries: int,
+    agents: int,
+    coverage: float,
+    unreachable: int,
+    hit_coverage: float,
+    searchable: bool = True,
 ) -> list[str]:
+    """`searchable` is False when the question kept no word once stopwords went."""
     if entries == 0:
         return []
+    if not searchable:
+        return [NO_SEARCHABLE_WORD]
     out: list[str] = []
     if entries < 2:
         out.append(

@@ -9,7 +9,7 @@ Rules of this module:
   `**Exists to:**`, the `agent.txt` keys, the `blocks.txt` blocks and the `.gitignore`
   rules. Everything around them is placeholder prose for the owner to replace.
 - A fresh agent must pass `kb check` with zero findings: `index.md` carries twenty keys
-  (W06 wants twelve), none dead (W07); no file has an em or en dash (W03); every `[[...]]`
+  (W06 wants three), none dead (W07); no file has an em or en dash (W03); every `[[...]]`
   in `MAP.md` sits inside backticks (E01 would read it as a link to a missing note); the
   `.gitignore` covers the default private folders (W08).
 - The agent's title is its name with the first character upper-cased (`newton` is

@@ -13,7 +13,9 @@ Rules of this module (workflow-verbs.md §5):
   its file name stem, never a line of the body.
 - A record is refused for the first of: a stem that is not a key; a missing or unknown
   type; a missing or unknown retrieval status; a `replaces` that is not a key or is the
-  record's own key; a missing title; a missing retrieved_on. Dates and years are free text.
+  record's own key; a missing title; a missing retrieved_on. Dates and years read from a
+  record are free text (records written by hand or by the original stay readable); a new
+  record's `--retrieved-on` must be a calendar date, `YYYY-MM-DD`.
 - A refusal is one line: a stem or value quoted in it goes through `printable`, so a CR in
   a record or a newline in a file name cannot split the message.
 - The bibliography line is a byte-exact contract (`kb check` compares it byte for byte),
@@ -272,6 +274,11 @@ def draft_problem(draft: Draft, existing: frozenset[str], base: str) -> str | No
         return "--title is required"
     if draft.retrieved_on is None:
         return "--retrieved-on is required"
+    if not is_iso_date(draft.retrieved_on):
+        return (
+            f"--retrieved-on takes the day you read it as YYYY-MM-DD (2026-09-06), not "
+            f"`{printable(draft.retrieved_on)}`"
+        )
     for attribute in fields(Draft):
         value = getattr(draft, attribute.name)
         for v in value if isinstance(value, tuple) else (value,):
@@ -281,6 +288,25 @@ def draft_problem(draft: Draft, existing: frozenset[str], base: str) -> str | No
                     "on one line: give it as one line"
                 )
     return None
+
+
+_MONTH_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def is_iso_date(text: str) -> bool:
+    """`YYYY-MM-DD`, a day that exists: the one spelling every reader and CSL agree on.
+    (By hand: kb.pure imports no clock module, datetime included.)"""
+    y, m, d = text[:4], text[5:7], text[8:]
+    if len(text) != 10 or text[4] != "-" or text[7] != "-":
+        return False
+    if not all(p.isascii() and p.isdigit() for p in (y, m, d)):
+        return False
+    year, month, day = int(y), int(m), int(d)
+    if not 1 <= month <= 12 or year == 0:
+        return False
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    last = 28 if month == 2 and not leap else _MONTH_DAYS[month - 1]
+    return 1 <= day <= last
 
 
 def record_of(draft: Draft, key: str) -> Record:

@@ -1,9 +1,13 @@
-"""House style shared by `kb check` (W03) and `kb write` (which refuses what W03 would find).
+"""House style shared by `kb check` (W03) and `kb write` (which warns about what W03 would
+find, and refuses it in a fleet that opted in).
 
 Rules of this module:
 - The first em dash (U+2014) or en dash (U+2013) on a line is one finding for that line.
 - A bibliography line (`- [src:KEY] ...` or `* [src:KEY] ...`) is exempt: it reproduces a
   record, and the record's title may carry a dash of its own.
+- A fleet chooses its house style in fleet.txt: `style = no-dashes` (comma separated when
+  there are more) makes `kb write` refuse a note with a dash. Without it a dash is a
+  warning: the rule came from the original project's own fleet and is not every writer's.
 """
 
 from __future__ import annotations
@@ -15,6 +19,19 @@ from kb.pure.header import lines_of
 Dash = Literal["em", "en"]
 EM_DASH = "\u2014"
 EN_DASH = "\u2013"
+
+STYLE_KEY = "style"  # the fleet.txt key
+NO_DASHES = "no-dashes"
+STYLES = (NO_DASHES,)
+
+
+def style_rules(values: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The house-style rules `style =` lines name, and the names kb does not know (for a
+    warning: a misspelt rule must not pass for one that holds)."""
+    named = [v.strip().lower() for value in values for v in value.split(",") if v.strip()]
+    known = frozenset(n for n in named if n in STYLES)
+    unknown = tuple(dict.fromkeys(n for n in named if n not in STYLES))
+    return known, unknown
 
 
 def bibliography_entry(line: str) -> tuple[str, str] | None:

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
+from kb.pure.plural import counted
 from kb.pure.tokens import STOPWORDS
 
 REFUSAL = "The library does not hold this."
@@ -151,7 +152,7 @@ def render(questions: Sequence[str], scores: Sequence[TriadScore]) -> str:
     avg = averages(scores)
     lines += [
         "",
-        f"TRIAD  averages ({avg.n} questions): Faithfulness {avg.faithfulness:.2f} | "
+        f"TRIAD  averages ({counted(avg.n, 'question')}): Faithfulness {avg.faithfulness:.2f} | "
         f"Relevance {avg.relevance:.2f} | Context {avg.context:.2f} | "
         f"Composite {avg.composite:.2f}",
     ]

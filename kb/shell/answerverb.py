@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import TextIO
+
+from attrs import frozen
 
 from kb.io.memory import Answer, Memory, OpenError
 from kb.io.model import MAX_REPLY_BYTES, model_timeout, run_model
@@ -26,9 +29,10 @@ from kb.io.walk import fleet_manifest, read_text
 from kb.pure import answer as core
 from kb.pure.blocks import strip_keyword_lines
 from kb.pure.header import field_exact
+from kb.pure.jsonout import dumps
 from kb.pure.paths import layer_of
 from kb.shell.inputs import AnswerInput
-from kb.shell.outcome import Outcome
+from kb.shell.outcome import NOTHING_EXIT, Outcome
 from kb.shell.readverbs import open_warnings
 
 NEEDS_QUESTION = "kb: answer needs a question\n\n"
@@ -44,7 +48,8 @@ def answer(inp: AnswerInput, err: TextIO | None = None) -> Outcome:
     try:
         memory = Memory.open(paths, all=inp.all)
     except OpenError as e:
-        return Outcome(stderr=f"kb: {e}\n", code=1)
+        out = dumps({"error": str(e), "question": inp.question}) + "\n" if inp.json else ""
+        return Outcome(stdout=out, stderr=f"kb: {e}\n", code=1)
     timeout = inp.model_timeout if inp.model_timeout is not None else model_timeout()
     # `answerer =` with nothing after it configures nothing, like an absent line.
     command = (fleet_manifest(paths[0]).first("answerer") or "").strip() or None
@@ -53,9 +58,24 @@ def answer(inp: AnswerInput, err: TextIO | None = None) -> Outcome:
         mode = core.mode_of(inp.expanded, inp.complete)
         if mode is core.COMPLETE:
             done = _complete(memory, inp.question, command, root, timeout, err or sys.stderr)
-            return Outcome(done.stdout, warnings + done.stderr, done.code)
-        done = _fast(memory, inp, mode, command, root, timeout)
-        return Outcome(done.stdout, warnings + done.stderr, done.code)
+        else:
+            done = _fast(memory, inp, mode, command, root, timeout)
+    stdout = dumps(done.payload) + "\n" if inp.json and done.payload is not None else done.stdout
+    holds_nothing = done.payload is not None and done.payload["outcome"] in core.HOLDS_NOTHING
+    # `--exit-code`: an answer that the library holds nothing gets its own status
+    code = NOTHING_EXIT if done.code == 0 and inp.exit_code and holds_nothing else done.code
+    return Outcome(stdout, warnings + done.stderr, code)
+
+
+@frozen
+class Done:
+    """A mode's result: the text it prints, and the same result as `--json` prints it
+    (None for a usage error, which prints nothing on stdout either way)."""
+
+    stdout: str
+    stderr: str
+    code: int
+    payload: dict[str, object] | None
 
 
 def _origins(memory: Memory, a: Answer) -> dict[tuple[str, str], str | None]:
@@ -77,20 +97,24 @@ def _fast(
     command: str | None,
     root: Path,
     timeout: float,
-) -> Outcome:
+) -> Done:
     a = memory.ask(inp.question, max(inp.top, mode.files))
     loss = memory.recall_loss(inp.question, a.confidence)
     stderr = f"kb: {loss.error}\n" if loss is not None and loss.error else ""
+    said = partial(core.answer_json, inp.question, mode, confidence=a.confidence)
     if not core.worth_asking(a.confidence, a.found):
+        shortfall = memory.shortfall(a.confidence, inp.question)
+        looked_like = loss.looked_like if loss else ()
+        empty = memory.is_empty()
         text = core.refusal_text(
-            memory.is_empty(),
-            len(memory.unreachable),
-            memory.shortfall(a.confidence),
-            loss.looked_like if loss else (),
+            empty, len(memory.unreachable), shortfall, looked_like, bool(a.terms)
         )
-        return Outcome(stdout=text, stderr=stderr)
+        outcome: core.AnswerOutcome = "empty" if empty else "refused"
+        payload = said(outcome, shortfall=shortfall, suggestions=looked_like)
+        return Done(text, stderr, 0, payload)
     if command is None:
-        return Outcome(stdout=core.no_answerer_text(a.found), stderr=stderr)
+        payload = said("reading_list", reading=a.found)
+        return Done(core.no_answerer_text(a.found), stderr, 0, payload)
     served = core.served_files(a.found, _origins(memory, a), mode)
     stale = [f for f in a.found[: mode.files] if (f.base, f.path) in a.changed]
     if stale:
@@ -102,14 +126,16 @@ def _fast(
     prompt = core.answer_prompt(inp.question, a.confidence, served)
     reply = run_model(command, prompt, root, timeout)
     if reply.text is None:
-        return Outcome(stderr=stderr + core.silent_text(a.found, reply.reason), code=1)
+        payload = said("silent", reading=a.found, reason=reply.reason)
+        return Done("", stderr + core.silent_text(a.found, reply.reason), 1, payload)
     if reply.cut:
         stderr += f"kb answer: the answerer's reply passed {MAX_REPLY_BYTES} bytes; cut there\n"
-    for path in core.unserved_citations(reply.text, [f.id for f in served]):
+    unserved = core.unserved_citations(reply.text, [f.id for f in served])
+    for path in unserved:
         stderr += core.unserved_warning(path)
-    return Outcome(
-        stdout=core.answered_text(reply.text, a.found, mode, a.confidence), stderr=stderr
-    )
+    text = core.answered_text(reply.text, a.found, mode, a.confidence)
+    payload = said("answered", reply=reply.text, served=a.found[: mode.files], unserved=unserved)
+    return Done(text, stderr, 0, payload)
 
 
 def _plan(memory: Memory) -> list[core.PlanFile]:
@@ -145,12 +171,13 @@ def _say(err: TextIO, text: str) -> None:
 
 def _complete(
     memory: Memory, question: str, command: str | None, root: Path, timeout: float, err: TextIO
-) -> Outcome:
+) -> Done:
     if command is None:
-        return Outcome(stderr=core.NO_ANSWERER_COMPLETE, code=2)
+        return Done("", core.NO_ANSWERER_COMPLETE, 2, None)
+    said = partial(core.answer_json, question, core.COMPLETE)
     files = _plan(memory)
     if not files:
-        return Outcome(stdout=core.NOTHING_TO_READ)
+        return Done(core.NOTHING_TO_READ, "", 0, said("nothing_to_read", files_read=0, calls=0))
     try:
         tty = err.isatty()
     except (OSError, ValueError):
@@ -175,14 +202,16 @@ def _complete(
                 else core.batch_done_line(k, len(groups))
             )
             _say(err, line)
+    read = partial(said, files_read=len(files), calls=calls)
     if not facts:
-        return Outcome(stdout=core.NOTHING_FOUND)
+        return Done(core.NOTHING_FOUND, "", 0, read("nothing_found"))
     reply = run_model(command, core.reduce_prompt(question, facts), root, timeout)
     calls += 1
+    read = partial(said, files_read=len(files), calls=calls, facts=facts)
     if reply.text is None:
-        return Outcome(stderr=core.reduce_failed_text(reply.reason, facts), code=1)
+        failed = core.reduce_failed_text(reply.reason, facts)
+        return Done("", failed, 1, read("reduce_failed", reason=reply.reason))
     elapsed = time.monotonic() - started
     cut = f"kb answer: the reply passed {MAX_REPLY_BYTES} bytes; cut there\n" if reply.cut else ""
-    return Outcome(
-        stdout=core.complete_text(reply.text, len(files), calls, elapsed), stderr=cut
-    )
+    text = core.complete_text(reply.text, len(files), calls, elapsed)
+    return Done(text, cut, 0, read("answered", reply=reply.text))

@@ -169,7 +169,7 @@ class Boot:
             library = [f"{f.base}/{f.path}" for f in found if f.base in library_bases]
             if library and answer.confidence.verdict != "nothing":
                 return briefing.librarian(library)
-            return briefing.no_owner(self.memory.shortfall(answer.confidence), self.roster)
+            return briefing.no_owner(self.memory.shortfall(answer.confidence, asked), self.roster)
         agent = seating.chosen
         previous = self.switch_to(agent)
         switched = previous is None or previous != agent

@@ -24,4 +24,10 @@ def check(inp: CheckInput) -> Outcome:
         judge_base(s if isinstance(s, Unreadable) else read_base(s, inp.all), stems) for s in snaps
     )
     result = fleet_check(judged)
-    return Outcome(stdout=result.stdout, stderr=result.stderr, code=result.exit_code(inp.strict))
+    stdout = result.stdout
+    if inp.json:
+        from kb.pure.jsonout import dumps
+
+        payload = {"bases": list(result.bases), "errors": result.errors}
+        stdout = dumps({**payload, "warnings": result.warnings}) + "\n"
+    return Outcome(stdout=stdout, stderr=result.stderr, code=result.exit_code(inp.strict))

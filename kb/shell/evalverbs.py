@@ -22,6 +22,7 @@ from kb.io.walk import fleet_manifest
 from kb.pure import aliasgate, evaluation, gold, nearmiss, triad
 from kb.pure.election import ascii_lower, choose_agent_fused
 from kb.pure.jsonout import dumps
+from kb.pure.plural import counted
 from kb.shell.inputs import EvalInput, MissesInput
 from kb.shell.outcome import Outcome
 from kb.shell.readverbs import REBUILT_WARNING
@@ -274,7 +275,7 @@ def _apply(memory: Memory, inp: MissesInput, rows: Sequence[gold.GoldRow], comma
     ]
     # The log and the gold set are measured once without any candidate: every candidate is
     # compared with the same before, and nothing is written until every judgement is made.
-    out = [f"log:      {path}", f"gold:     {inp.gold}, {len(rows)} questions"]
+    out = [f"log:      {path}", f"gold:     {inp.gold}, {counted(len(rows), 'question')}"]
     counts = {"proposed": 0, "admitted": 0, "refused": 0}
     proposer = {"declined": 0, "silent": 0, "unparseable": 0}
     pending: dict[Path, list[str]] = {}

@@ -35,6 +35,8 @@ class RouteInput:
     context: bool = False
     context_chars: int | None = field(default=None, validator=_budget)
     context_total: int | None = field(default=None, validator=_budget)
+    # `--exit-code`: a `nothing` verdict exits 3 instead of 0, as `grep` exits 1 on no match.
+    exit_code: bool = False
 
 
 @frozen

@@ -33,8 +33,8 @@ def _too_many(verb: str, extra: tuple[str, ...]) -> Outcome:
     )
 
 
-def _fail(message: str) -> Outcome:
-    return Outcome(stderr=f"kb: {message}\n", code=1)
+def _fail(message: str, code: int = 1) -> Outcome:
+    return Outcome(stderr=f"kb: {message}\n", code=code)
 
 
 # -- kb init ---------------------------------------------------------------------------------
@@ -110,6 +110,14 @@ def write_note(inp: WriteInput, body: str) -> Outcome:
     from kb.io.notewrite import map_locked
 
     agent, slug = inp.agent or "", inp.slug or ""
+    fleet = inp.paths[0] if inp.paths else "."
+    root = nw.choose_root(
+        fleet,
+        agent,
+        agent_dir_exists=os.path.isdir(nw.join(fleet, "fleet", agent)),
+        fleet_has_map=os.path.isfile(nw.join(fleet, "MAP.md")),
+    )
+    no_dashes, unknown = house_style(root) if is_plain_component(agent) else (False, ())
     request = nw.NoteRequest(
         slug=slug,
         keys=inp.keys,
@@ -119,20 +127,15 @@ def write_note(inp: WriteInput, body: str) -> Outcome:
         provenance=inp.provenance,
         stage=inp.stage,
         captured_from=inp.captured_from,
+        no_dashes=no_dashes,
     )
     prepared = nw.prepare(request)
     if isinstance(prepared, Failure):
-        return _fail(prepared.failure().message)
+        refused = prepared.failure()
+        return _fail(refused.message, refused.code)
     note = prepared.unwrap()
     if not is_plain_component(agent):
         return _fail(nw.bad_agent(agent))
-    fleet = inp.paths[0] if inp.paths else "."
-    root = nw.choose_root(
-        fleet,
-        agent,
-        agent_dir_exists=os.path.isdir(nw.join(fleet, "fleet", agent)),
-        fleet_has_map=os.path.isfile(nw.join(fleet, "MAP.md")),
-    )
     if not os.path.isdir(root):
         return _fail(nw.no_agent(root))
     map_path = nw.join(root, "MAP.md")
@@ -141,9 +144,38 @@ def write_note(inp: WriteInput, body: str) -> Outcome:
     note_path = nw.join(root, note.folder, f"{note.slug}.md")
     try:
         with map_locked(Path(map_path)):  # one writer at a time reads, places, rewrites
-            return _place(note, note_path, map_path)
+            done = _place(note, note_path, map_path)
     except LockBusy as e:
         return _fail(nw.cannot_write(map_path, str(e)))
+    if done.code != 0:
+        return done
+    warnings = [nw.dash_warning(note.dashes)] if note.dashes else []
+    warnings += [unknown_style(name) for name in unknown]
+    return Outcome(stdout=done.stdout, stderr="".join(f"{w}\n" for w in warnings))
+
+
+def house_style(base_root: str) -> tuple[bool, tuple[str, ...]]:
+    """(does the fleet refuse dashes, the style names kb does not know), from the fleet.txt
+    nearest above the base: in its parent (a fleet root that holds its bases) or in the
+    folder above its `fleet/` folder. No fleet.txt means no house style."""
+    from kb.io.walk import fleet_manifest
+    from kb.pure.style import NO_DASHES, STYLE_KEY, style_rules
+
+    here = Path(os.path.abspath(base_root))
+    for folder in (here.parent, here.parent.parent):
+        if (folder / "fleet.txt").is_file():
+            known, unknown = style_rules(fleet_manifest(str(folder)).every(STYLE_KEY))
+            return NO_DASHES in known, unknown
+    return False, ()
+
+
+def unknown_style(name: str) -> str:
+    from kb.pure.style import STYLES
+
+    return (
+        f"kb write: fleet.txt names the style `{printable(name)}`, which kb does not know "
+        f"(it knows: {', '.join(STYLES)}); it was ignored"
+    )
 
 
 def _place(note: nw.Note, note_path: str, map_path: str) -> Outcome:

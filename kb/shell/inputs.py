@@ -49,8 +49,8 @@ def _seconds(_inst: object, attribute: object, value: float | None) -> None:
 @frozen
 class AnswerInput:
     """`kb answer <question> [path]... [--top N] [--all] [--expanded | --complete]
-    [--model-timeout S]`: `--complete` wins over `--expanded`; the timeout defaults to
-    KB_MODEL_TIMEOUT, else 300 s."""
+    [--model-timeout S] [--json] [--exit-code]`: `--complete` wins over `--expanded`; the
+    timeout defaults to KB_MODEL_TIMEOUT, else 300 s."""
 
     question: str
     paths: tuple[str, ...] = ()
@@ -59,13 +59,16 @@ class AnswerInput:
     expanded: bool = False
     complete: bool = False
     model_timeout: float | None = field(default=None, validator=_seconds)
+    json: bool = False
+    exit_code: bool = False  # a refusal exits 3 instead of 0 (kb route's --exit-code)
 
 
 @frozen
 class IndexInput:
     paths: tuple[str, ...] = ()
-    json: bool = False
+    json: bool = False  # the indexing summary as JSON
     all: bool = False
+    entries: bool = False  # index nothing: the keyword entries as JSON (what --json once was)
 
 
 @frozen
@@ -87,6 +90,7 @@ class ListInput:
 class FleetInput:
     paths: tuple[str, ...] = ()
     all: bool = False
+    json: bool = False
 
 
 @frozen
@@ -152,6 +156,7 @@ class CheckInput:
     paths: tuple[str, ...] = ()
     strict: bool = False
     all: bool = False
+    json: bool = False
 
 
 @frozen

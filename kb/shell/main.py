@@ -1,8 +1,9 @@
 """`kb`: the command-line projection of the command table.
 
-Top-level words (help, version, unknown verbs) are decided here; each verb's own arguments
-are parsed by cyclopts from the verb's typed input class, and every parse failure becomes
-one line on stderr naming the flag and what it takes, with exit 2.
+Top-level words (help, version, completion, unknown verbs) are decided here; each verb's own
+arguments are parsed by cyclopts from the verb's typed input class, and every parse failure
+becomes one line on stderr naming the flag and what it takes, with exit 2. `kb help <verb>`
+and `kb <verb> --help` print that verb's help (kb.shell.verbhelp), imported only then.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ def version_line() -> str:
 
 def _parse(command: Command, args: Sequence[str]) -> Any | Outcome:
     from cyclopts import App, CycloptsError, MissingArgumentError, Parameter
+    from cyclopts.exceptions import UnknownOptionError
 
     app = App(
         name=f"kb {command.name}",
@@ -48,6 +50,8 @@ def _parse(command: Command, args: Sequence[str]) -> Any | Outcome:
         return Outcome(stdout=usage_text(), stderr=f"{command.needs}\n\n", code=2)
     try:
         return app(list(args), exit_on_error=False, print_error=False)
+    except UnknownOptionError as e:
+        return Outcome(stderr=_unknown_flag(command.name, e.token.keyword or e.token.value), code=2)
     except (CycloptsError, MissingArgumentError) as e:
         return Outcome(stderr=f"kb {command.name}: {_one_line(e)}\n", code=2)
     except (ValueError, TypeError) as e:  # a validator on the input class refused a value
@@ -75,6 +79,18 @@ def _positionals(command: Command, args: Sequence[str]) -> list[str]:
     return out
 
 
+def _unknown_flag(verb: str, flag: str) -> str:
+    """One line: the flag that is not one, and the flags the verb has. Said by us rather
+    than cyclopts, whose nearest-name guess can offer a positional (`--question`)."""
+    from kb.shell.verbhelp import flag_names
+
+    legal = ", ".join(flag_names(verb)) or "none"
+    return (
+        f"kb {verb}: Unknown option: {flag}. The flags of kb {verb} are {legal}; "
+        f"`kb help {verb}` says what each does\n"
+    )
+
+
 def _one_line(error: Exception) -> str:
     text = " ".join(str(error).split())
     return text or type(error).__name__
@@ -85,12 +101,42 @@ def _clean(arg: str) -> str:
     return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+HELP_FLAGS = ("-h", "--help")
+
+
+def _help(args: Sequence[str]) -> Outcome | None:
+    """`kb help [verb]`, `kb <verb> --help`, `kb --help [verb]`; None when no help was asked."""
+    if not args:
+        return Outcome(stdout=usage_text())
+    if args[0] == "help":
+        wanted = args[1] if len(args) > 1 else None
+    elif any(a in HELP_FLAGS for a in args):
+        first = args[1] if args[0] in HELP_FLAGS and len(args) > 1 else args[0]
+        wanted = first if first in BY_NAME else None
+    else:
+        return None
+    if wanted is None or wanted in ("help", "version"):
+        return Outcome(stdout=usage_text())
+    command = BY_NAME.get(wanted)
+    if command is None:
+        verbs = ", ".join(sorted(BY_NAME))
+        return Outcome(stderr=f"kb help: no verb '{wanted}'. The verbs are {verbs}\n", code=2)
+    from kb.shell.verbhelp import help_text
+
+    return Outcome(stdout=help_text(command.name, command.summary, command.usage))
+
+
 def run(argv: Sequence[str]) -> Outcome:
     args = [_clean(a) for a in argv]
-    if not args or "-h" in args or "--help" in args:
-        return Outcome(stdout=usage_text())
+    asked = _help(args)
+    if asked is not None:
+        return asked
     if args[0] == "version" or "--version" in args or "-V" in args:
         return Outcome(stdout=version_line())
+    if args[0] == "--completion":
+        from kb.shell.completion import completion
+
+        return completion(args[1:])
     command = BY_NAME.get(args[0])
     if command is None:
         return Outcome(stdout=usage_text(), stderr=f"kb: unknown command '{args[0]}'\n\n", code=2)

@@ -164,7 +164,7 @@ class FleetEffects:
         return path if os.path.lexists(path) else None
 
     def write(self, d: Deposit, p: Proposal, folder: str, captured_from: str) -> WriteResult:
-        from kb.shell.initwrite import write_note
+        from kb.shell.initwrite import house_style, write_note
 
         keys = ", ".join(p.keys)
         request = nw.NoteRequest(
@@ -176,6 +176,7 @@ class FleetEffects:
             provenance="agent",
             stage="captured",
             captured_from=captured_from,
+            no_dashes=house_style(d.base)[0],  # what `kb write` will hold it to
         )
         # The writer's own validation, asked first only to tell a judgement on the note
         # (every key dead, a dash: a refusal to record) from an outage; the write itself

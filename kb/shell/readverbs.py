@@ -13,7 +13,8 @@ from kb.shell.hotinputs import RouteInput
 
 if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms
     from kb.shell.inputs import FleetInput, IndexInput, ListInput
-from kb.shell.outcome import Outcome
+from kb.pure.plural import counted
+from kb.shell.outcome import NOTHING_EXIT, Outcome
 
 REBUILT_WARNING = (
     "kb: an index predated the private column (ADR-0034) and was emptied. Run `kb index`.\n"
@@ -48,10 +49,13 @@ def route(inp: RouteInput) -> Outcome:
         stderr = open_warnings(memory)
         if loss is not None and loss.error:
             stderr += f"kb: {loss.error}\n"
+        # `--exit-code`: a refusal gets its own status; without it every answer exits 0
+        code = NOTHING_EXIT if inp.exit_code and answer.confidence.verdict == "nothing" else 0
         if inp.context:
-            return _route_context(memory, inp, answer, stderr)
+            done = _route_context(memory, inp, answer, stderr)
+            return Outcome(stdout=done.stdout, stderr=done.stderr, code=code)
         if inp.json:
-            return Outcome(stdout=_route_json(memory, answer, loss), stderr=stderr)
+            return Outcome(stdout=_route_json(memory, answer, loss), stderr=stderr, code=code)
         hits = answer.keyword_hits[: inp.top] if not inp.hybrid else ()
         view = RouteView(
             question=inp.question,
@@ -62,13 +66,14 @@ def route(inp: RouteInput) -> Outcome:
             hybrid=inp.hybrid,
             keyword_hits=tuple(hits),
             found=answer.found,
-            shortfall=tuple(memory.shortfall(answer.confidence)),
+            shortfall=tuple(memory.shortfall(answer.confidence, inp.question)),
             suggestions=loss.looked_like if loss else (),
             changed=answer.changed,
             verdict=answer.confidence.verdict,
             coverage=answer.confidence.coverage,
+            searchable=bool(answer.terms),
         )
-        return Outcome(stdout=route_text(view), stderr=stderr)
+        return Outcome(stdout=route_text(view), stderr=stderr, code=code)
 
 
 def _route_context(memory: Memory, inp: RouteInput, answer: Answer, stderr: str) -> Outcome:
@@ -132,14 +137,15 @@ def route_value(memory: Memory, answer: Answer, loss: RecallLoss | None) -> Any:
 
 
 def index(inp: IndexInput) -> Outcome:
-    from kb.io.indexer import IndexFailure, index_bases, index_entries_json
+    from kb.io.indexer import IndexFailure, index_bases, index_entries_json, index_summary_json
 
     paths = _paths(inp.paths)
     try:
-        if inp.json:
+        if inp.entries:  # reads the notes, writes no index: the original's `--json`
             return Outcome(stdout=index_entries_json(paths, inp.all))
         warnings: list[str] = []
-        text = index_bases(paths, inp.all, warnings)
+        render = index_summary_json if inp.json else index_bases
+        text = render(paths, inp.all, warnings)
         return Outcome(stdout=text, stderr="".join(f"kb: {w}\n" for w in warnings))
     except IndexFailure as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
@@ -170,7 +176,7 @@ def list_files(inp: ListInput) -> Outcome:
     if inp.json:
         return Outcome(stdout=dumps([row_json(r) for r in rows]) + "\n")
     lines = [row_line(r) for r in rows]
-    lines += ["", f"{len(rows)} files"]
+    lines += ["", counted(len(rows), "file")]
     if not inp.all:
         lines.append("  the private layer is not listed. --all includes it")
     return Outcome(stdout="\n".join(lines) + "\n")
@@ -182,4 +188,8 @@ def fleet(inp: FleetInput) -> Outcome:
     except OpenError as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
     with memory:
+        if inp.json:
+            from kb.pure.fleetcard import describe_json
+
+            return Outcome(stdout=dumps(describe_json(*memory.fleet_card())) + "\n")
         return Outcome(stdout=memory.describe())

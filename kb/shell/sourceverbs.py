@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from kb.io.sources import Added, add_source, gather, joined
 from kb.pure.jsonout import dumps
+from kb.pure.plural import counted
 from kb.pure.sources import Draft, Record, bibliography_line, clean_value, csl_item
 from kb.shell.inputs import SourceInput, SourcesInput
 from kb.shell.outcome import Outcome
@@ -43,6 +44,9 @@ def source(inp: SourceInput) -> Outcome:
         from kb.shell.table import usage_text
 
         return Outcome(stdout=usage_text(), stderr=f"{ONLY_ADD}\n\n", code=2)
+    at_root = fleet_root_refusal(inp.path)
+    if at_root is not None:
+        return Outcome(stderr=f"kb: {at_root}\n", code=2)
     result = add_source(inp.path, _draft(inp))
     if not isinstance(result, Added):
         return Outcome(stderr=f"kb: {result.message}\n", code=result.code)
@@ -54,6 +58,25 @@ def source(inp: SourceInput) -> Outcome:
             f"Cite it as [src:{key}], and carry one bibliography line:\n"
             f"- [src:{key}] {bibliography_line(result.record)}\n"
         )
+    )
+
+
+def fleet_root_refusal(path: str) -> str | None:
+    """Why `path` cannot take a source record when it is a fleet root rather than a base:
+    `sources/` made there would belong to no base, so no `kb sources` or `kb check` would
+    ever read it. None for anything else (a base, or a path add_source words itself)."""
+    from pathlib import Path
+
+    from kb.io.walk import expand_roots, looks_like_a_base, shown
+
+    root = Path(path)
+    if looks_like_a_base(root) or not ((root / "fleet").is_dir() or (root / "fleet.txt").is_file()):
+        return None
+    bases = [b for b in expand_roots([path]) if b != path]
+    example = bases[0] if bases else joined(path, "fleet/<agent>")
+    return (
+        f"{shown(path)} is a fleet root, not a base, and a source record belongs to one base: "
+        f"name it, as in `kb source add {shown(example)} ...` (`kb fleet` lists the bases)"
     )
 
 
@@ -76,6 +99,6 @@ def sources(inp: SourcesInput) -> Outcome:
         stdout = "no source records\n"
     else:
         lines = [f"[src:{r.key}] {bibliography_line(r)}" for r in records]
-        lines += ["", f"{len(records)} sources in {len(bases)} base(s)"]
+        lines += ["", f"{counted(len(records), 'source')} in {counted(len(bases), 'base')}"]
         stdout = "\n".join(lines) + "\n"
     return Outcome(stdout=stdout, stderr="".join(stderr), code=1 if failed else 0)

@@ -50,7 +50,7 @@ class Command:
 COMMANDS: tuple[Command, ...] = (
     Command(
         "index",
-        ("kb index [path]... [--json] [--all]",),
+        ("kb index [path]... [--json] [--all] [--entries]",),
         "IndexInput",
         "kb.shell.readverbs:index",
         summary="Sync each base's text index and report what no question can reach.",
@@ -69,7 +69,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "route",
         (
-            "kb route <question> [path]... [--top N] [--hybrid] [--json] [--all]",
+            "kb route <question> [path]... [--top N] [--hybrid] [--json] [--all] [--exit-code]",
             "         [--context [--context-chars N] [--context-total N]]",
         ),
         "RouteInput",
@@ -80,7 +80,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "fleet",
-        ("kb fleet [path]... [--all]",),
+        ("kb fleet [path]... [--all] [--json]",),
         "FleetInput",
         "kb.shell.readverbs:fleet",
         summary="Name the fleet and its agents, from the manifests, never the index.",
@@ -145,7 +145,7 @@ COMMANDS += (
 COMMANDS += (
     Command(
         "check",
-        ("kb check [path]... [--strict] [--all]",),
+        ("kb check [path]... [--strict] [--all] [--json]",),
         "CheckInput",
         "kb.shell.checkverbs:check",
         summary="Report broken links, unreachable notes and citation faults; fixes nothing.",
@@ -307,7 +307,7 @@ COMMANDS += (
         "answer",
         (
             "kb answer <question> [path]... [--top N] [--all] [--expanded | --complete]",
-            "          [--model-timeout S]",
+            "          [--model-timeout S] [--json] [--exit-code]",
         ),
         "AnswerInput",
         "kb.shell.answerverb:answer",
@@ -394,7 +394,7 @@ USAGE_ORDER = (
 
 
 def usage_text() -> str:
-    lines = ["usage:", "  kb --version"]
+    lines = ["usage:", "  kb --version", "  kb help <verb>", "  kb --completion bash|zsh|fish"]
     rank = {name: i for i, name in enumerate(USAGE_ORDER)}
     for c in sorted(COMMANDS, key=lambda c: rank.get(c.name, len(rank))):
         lines.extend(f"  {u}" for u in c.usage)

@@ -17,7 +17,7 @@ word = st.text(
 
 flag_tokens = st.lists(
     st.one_of(
-        st.sampled_from([["--json"], ["--all"], ["--hybrid"], ["--context"]]),
+        st.sampled_from([["--json"], ["--all"], ["--hybrid"], ["--context"], ["--exit-code"]]),
         st.integers(min_value=0, max_value=500).map(lambda n: ["--top", str(n)]),
         st.integers(min_value=0, max_value=20_000).map(lambda n: ["--context-chars", str(n)]),
         st.integers(min_value=0, max_value=20_000).map(lambda n: ["--context-total", str(n)]),
@@ -61,6 +61,8 @@ def test_fast_parser_agrees_with_cyclopts_on_well_formed_route(argv: list[str]) 
                     "--context",
                     "--context-chars",
                     "--context_total",
+                    "--exit-code",
+                    "--exit_code",
                     "-1",
                     "12",
                 ]
@@ -87,3 +89,9 @@ def test_declines_what_it_does_not_handle() -> None:
         "q", context=True, context_total=90
     )
     assert fast_parse(ListInput, ["a", "--kind", "tools"]) == ListInput(paths=("a",), kind="tools")
+
+
+def test_exit_code_is_read_by_the_fast_parser() -> None:
+    """`kb route q --exit-code` stays on the fast path (issue 16): no cyclopts for it."""
+    parsed = fast_parse(RouteInput, ["q", "fleet", "--exit-code"])
+    assert parsed == RouteInput(question="q", paths=("fleet",), exit_code=True)

@@ -36,6 +36,9 @@ def test_route_imports_nothing_heavy(example_fleet: Path) -> None:
     assert _heavy_modules(["route", "backup restore"], example_fleet) == ""
     assert _heavy_modules(["route", "backup restore", "--json"], example_fleet) == ""
     assert _heavy_modules(["route", "nothing like this", "--hybrid"], example_fleet) == ""
+    # `--exit-code` is read by the hot path's own parser: not even cyclopts for it (issue 16)
+    lean = (*HEAVY, "cyclopts")
+    assert _heavy_modules(["route", "backup restore", "--exit-code"], example_fleet, lean) == ""
 
 
 def test_boot_imports_nothing_heavy(example_fleet: Path) -> None:

@@ -53,4 +53,4 @@ def test_adding_a_map_demotes_index_md_without_touching_it(tmp_path: Path) -> No
     assert "2 entries" in run(["route", "router", str(base)]).stdout
     (base / "MAP.md").unlink()  # INDEX.md becomes the map: no longer an entry
     out = run(["route", "router", str(base)]).stdout
-    assert "1 entries" in out
+    assert "1 entry" in out

@@ -204,7 +204,10 @@ def test_index_reports_every_refusal_on_one_line(indexed: Path, kb: RunKb) -> No
 
 
 def test_index_json_is_valid(indexed: Path, kb: RunKb) -> None:
-    out = kb(["index", "--json"], cwd=indexed, env=_env(indexed))
+    summary = kb(["index", "--json"], cwd=indexed, env=_env(indexed))
+    _sound(summary)
+    assert summary.code == 0 and json.loads(summary.stdout)["total"]["indexes"] >= 1
+    out = kb(["index", "--entries"], cwd=indexed, env=_env(indexed))
     _sound(out)
     assert out.code == 0
     rows = json.loads(out.stdout)

@@ -425,3 +425,60 @@ def test_the_example_fleet_answers_with_its_echo_model(tmp_path: Path, kb: RunKb
     r = kb(["answer", "how many times did the staging gateway fail", "--complete"], cwd=fleet)
     assert r.code == 0, r.stderr
     check_golden("answer/example-echo-complete.txt", masked(r.stdout))
+
+
+# -- --json and --exit-code (issue 16) -------------------------------------------------------
+
+
+def _json_golden(name: str, stdout: str) -> dict[str, object]:
+    import json
+
+    check_golden(f"answer/{name}.json", masked(stdout))
+    payload: dict[str, object] = json.loads(stdout)
+    assert stdout.count("\n") == 1
+    return payload
+
+
+def test_json_for_every_outcome(fleet: Path, kb: RunKb, tmp_path: Path) -> None:
+    log = tmp_path / "prompts.log"
+    manifest(fleet, script("answerer.py", str(log)))
+    r = kb(["answer", HIT, "--json", "--exit-code"], cwd=fleet)
+    assert (r.code, r.stderr) == (0, "")
+    answered = _json_golden("fast", r.stdout)
+    assert answered["outcome"] == "answered" and answered["verdict"] == "hit"
+    r = kb(["answer", REFUSED, "--json", "--exit-code"], cwd=fleet)
+    assert r.code == 3  # a refusal, asked for as its own status
+    assert _json_golden("refused", r.stdout)["outcome"] == "refused"
+    assert prompts(log) == [prompts(log)[0]]  # the refusal asked no model
+    r = kb(["answer", HIT, "--complete", "--json"], cwd=fleet)
+    assert r.code == 0, r.stderr
+    complete = _json_golden("complete", r.stdout)
+    assert (complete["outcome"], complete["calls"], complete["verdict"]) == ("answered", 3, None)
+
+    manifest(fleet, script("silent.py"))
+    r = kb(["answer", HIT, "--json", "--exit-code"], cwd=fleet)
+    assert r.code == 1 and r.stderr.startswith("kb answer: the answerer did not reply")
+    assert _json_golden("silent", r.stdout)["outcome"] == "silent"
+
+    manifest(fleet, script("answerer.py", str(log), "--fail-reduce"))
+    r = kb(["answer", HIT, "--complete", "--json"], cwd=fleet)
+    assert r.code == 1
+    assert _json_golden("complete-reduce-failed", r.stdout)["outcome"] == "reduce_failed"
+
+    manifest(fleet, script("malformed.py"))
+    r = kb(["answer", HIT, "--complete", "--json", "--exit-code"], cwd=fleet)
+    assert r.code == 3
+    assert _json_golden("complete-nothing-found", r.stdout)["outcome"] == "nothing_found"
+
+    manifest(fleet, None)
+    r = kb(["answer", HIT, "--json", "--exit-code"], cwd=fleet)
+    assert (r.code, r.stderr) == (0, "")
+    assert _json_golden("reading-list", r.stdout)["outcome"] == "reading_list"
+
+
+def test_json_on_a_base_that_cannot_be_opened(tmp_path: Path, kb: RunKb) -> None:
+    r = kb(["answer", HIT, "nowhere", "--json"], cwd=tmp_path)
+    assert r.code == 1
+    assert r.stdout == (
+        '{"error":"cannot read nowhere: no such directory","question":"' + HIT + '"}\n'
+    )

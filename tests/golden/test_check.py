@@ -45,6 +45,9 @@ CASES: list[tuple[str, str, list[str], int]] = [
     ("check-clean", "check/clean.txt", [], 0),
     ("check-clean", "check/clean-all.txt", ["--all"], 0),
     ("check-clean", "check/clean-strict.txt", ["--strict"], 0),
+    ("check-fleet", "check/fleet.json", ["--json"], 1),
+    ("check-fleet", "check/fleet-all-strict.json", ["--all", "--strict", "--json"], 1),
+    ("check-clean", "check/clean-strict.json", ["--strict", "--json"], 0),
 ]
 
 
@@ -98,11 +101,11 @@ def test_warnings_fail_only_with_strict(tmp_path: Path, kb: RunKb) -> None:
     (base / "knowledge").mkdir(parents=True)
     (base / "MAP.md").write_text("# Lone\n\n- [[thin]]\n", encoding="utf-8")
     (base / "knowledge" / "thin.md").write_text(
-        "# Thin\n\n**Search for:** alpha, beta, gamma\n", encoding="utf-8"
+        "# Thin\n\n**Search for:** alpha, beta\n", encoding="utf-8"
     )
     plain = kb(["check"], cwd=base)
     assert plain.code == 0
-    assert "W06" in plain.stdout and "0 errors, 1 warnings" in plain.stdout
+    assert "W06" in plain.stdout and "0 errors, 1 warning\n" in plain.stdout
     assert kb(["check", "--strict"], cwd=base).code == 1
 
 
@@ -127,3 +130,17 @@ def test_example_fleet(example_fleet: Path, kb: RunKb) -> None:
     every = kb(["check", "--all"], cwd=example_fleet)
     assert every.code == 0
     check_golden("example/check-all.txt", every.stdout)
+
+
+def test_check_json_counts_what_the_text_counts(tmp_path: Path, kb: RunKb) -> None:
+    import json
+
+    root = _copy("check-fleet", tmp_path)
+    text = kb(["check"], cwd=root).stdout
+    data = json.loads(kb(["check", "--json"], cwd=root).stdout)
+    for base in data["bases"]:
+        errors, warnings = base["errors"], base["warnings"]
+        assert len(base["findings"]) == errors + warnings
+        one = ("error" if errors == 1 else "errors", "warning" if warnings == 1 else "warnings")
+        assert (f"  {errors} {one[0]}, {warnings} {one[1]}" in text) or not base["findings"]
+    assert data["errors"] == sum(b["errors"] for b in data["bases"])

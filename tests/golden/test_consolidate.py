@@ -134,8 +134,8 @@ def test_too_few_sessions_proposes_nothing(fleet: Path, kb: RunKb, tmp_path: Pat
     r = kb(["consolidate", "ada", "--sessions", "1"], cwd=fleet)
     assert (r.code, r.stderr) == (0, "")
     assert r.stdout == (
-        "consolidate ada: consulted 1 session(s), generated 0 candidate(s).\n\n"
-        "0 proposal(s) evaluated: 0 written, 0 refused.\n"
+        "consolidate ada: consulted 1 session, generated 0 candidates.\n\n"
+        "0 proposals evaluated: 0 written, 0 refused.\n"
     )
     assert not log.exists()
     r = kb(["consolidate", "clara", "--json"], cwd=fleet)
@@ -153,4 +153,4 @@ def test_an_unreachable_reviewer_drops_the_candidate(fleet: Path, kb: RunKb) -> 
         "kb consolidate: could not reach reviewer contradiction, on recurring-staging-token "
         "(exit status 3), so nothing was written for it.\n"
     )
-    assert "0 proposal(s) evaluated: 0 written, 0 refused." in r.stdout
+    assert "0 proposals evaluated: 0 written, 0 refused." in r.stdout

@@ -36,6 +36,18 @@ CASES: list[tuple[str, list[str]]] = [
     ("fleet.txt", ["fleet"]),
     ("index-json.txt", ["index", "--json"]),
     ("index-json-all.txt", ["index", "--json", "--all"]),
+    # issue 16: the summary above; the original's entry dump kept under its own flag
+    ("index-entries.txt", ["index", "--entries"]),
+    ("index-entries-all.txt", ["index", "--entries", "--all"]),
+    ("fleet-all.txt", ["fleet", "--all"]),
+    ("fleet.json", ["fleet", "--json"]),
+    ("fleet-all.json", ["fleet", "--all", "--json"]),
+    ("check.json", ["check", "--json"]),
+    ("route-stopwords.txt", ["route", "the how"]),
+    ("route-stopwords.json", ["route", "the how", "--json"]),
+    ("route-stopwords-hybrid.txt", ["route", "what is it", "--hybrid"]),
+    ("answer-refusal.json", ["answer", "how far away is the andromeda galaxy", "--json"]),
+    ("answer-stopwords.txt", ["answer", "how is the"]),
 ]
 
 
@@ -67,7 +79,7 @@ def test_usage_and_errors(example_fleet: Path, kb: RunKb) -> None:
     assert usage.code == 0
     check_golden("example/usage.txt", usage.stdout)
     assert kb(["--help"]).stdout == usage.stdout
-    assert kb(["route", "x", "-h"]).stdout == usage.stdout
+    assert kb(["route", "x", "-h"]).stdout.startswith("kb route: ")  # the verb's own help
     unknown = kb(["frobnicate"])
     assert unknown.code == 2
     assert unknown.stderr == "kb: unknown command 'frobnicate'\n\n"
@@ -119,3 +131,23 @@ def test_example_gold_file(example_fleet: Path, kb: RunKb) -> None:
             first = payload["results"][0]
             assert f"{first['base']}/{first['path']}" == target, question
             assert payload["agent"]["name"] == target.split("/")[0], question
+
+
+def test_a_stopword_question_is_not_logged_as_a_miss(example_fleet: Path, kb: RunKb) -> None:
+    assert kb(["index"], cwd=example_fleet).code == 0
+    log = example_fleet / "misses.txt"
+    env = {"KB_MISSES_PATH": str(log)}
+    for args in (["route", "the how"], ["route", "what is it", "--json"], ["answer", "how is"]):
+        assert kb(args, cwd=example_fleet, env=env).code == 0
+    assert not log.exists()
+    assert kb(["route", "andromeda galaxy"], cwd=example_fleet, env=env).code == 0
+    assert "andromeda galaxy" in log.read_text(encoding="utf-8")  # a real miss still is
+
+
+def test_index_json_is_the_summary_of_the_same_run(example_fleet: Path, kb: RunKb) -> None:
+    cold = json.loads(kb(["index", "--json"], cwd=example_fleet).stdout)
+    text = kb(["index"], cwd=example_fleet).stdout  # the warm run, as text
+    assert [b["name"] for b in cold["bases"]] == ["ada", "bruno", "clara", "person"]
+    assert cold["total"]["files"] == 17 and cold["total"]["indexes"] == 4
+    assert sum(b["reindexed"] for b in cold["bases"]) == 14
+    assert "  total: 17 files, 0 chunks, 4 indexes" in text

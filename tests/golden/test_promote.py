@@ -234,10 +234,20 @@ def test_a_hanging_reviewer_is_killed_at_the_timeout(
 
 def test_a_refusal_at_the_write_is_a_fourth_review(fleet: Path, kb: RunKb) -> None:
     manifest(fleet, ["dashed"], ["accept"])
+    with (fleet / "fleet.txt").open("a", encoding="utf-8") as f:
+        f.write("style = no-dashes\n")  # the house style kb write holds the note to
     r = kb(["promote"], cwd=fleet)
     assert (r.code, r.stderr) == (0, "")
     check_golden("promote/dashed.txt", r.stdout)
     assert not (fleet / "fleet/ada/knowledge/dashed-note.md").exists()
+
+
+def test_a_dash_is_written_where_the_fleet_has_no_house_style(fleet: Path, kb: RunKb) -> None:
+    manifest(fleet, ["dashed"], ["accept"])
+    r = kb(["promote"], cwd=fleet)
+    assert (r.code, r.stderr) == (0, "")
+    assert "1 written, 0 refused" in r.stdout
+    assert (fleet / "fleet/ada/knowledge/dashed-note.md").exists()
 
 
 def test_a_dry_run_decides_everything_and_writes_nothing(fleet: Path, kb: RunKb) -> None:
@@ -258,7 +268,7 @@ def test_the_cap_stops_the_run(fleet: Path, kb: RunKb) -> None:
     assert written == ["note-2026-11-20-session-1.md", "note-2026-11-20-session-2.md"]
     r = kb(["promote", "--max", "0"], cwd=fleet)
     assert r.code == 0
-    assert r.stdout.startswith("\n0 proposal(s): 0 written, 0 refused.")
+    assert r.stdout.startswith("\n0 proposals: 0 written, 0 refused.")
     assert "Stopped at the cap of 0." in r.stdout
 
 

@@ -299,7 +299,7 @@ def test_abstentions_public(abstained: Path, kb: RunKb) -> None:
     text = out.stdout
     assert text.startswith(
         "log:      kb-abstentions.txt\n"
-        "recorded: 5 distinct subject(s), 7 abstention(s) in total\n"
+        "recorded: 5 distinct subjects, 7 abstentions in total\n"
         "\n   3x  adjacent, nearest bruno  (2026-11-01 to 2026-11-22)\n"
         "        subject: Contract penalties\n"
     )
@@ -330,7 +330,7 @@ def test_abstentions_top_bounds_rows(abstained: Path, kb: RunKb) -> None:
     out = kb(["abstentions", "--top", "1"], cwd=abstained)
     assert out.code == 0
     assert out.stdout.count("        subject: ") == 4
-    assert "recorded: 5 distinct subject(s), 7 abstention(s) in total\n" in out.stdout
+    assert "recorded: 5 distinct subjects, 7 abstentions in total\n" in out.stdout
 
 
 def test_abstentions_write_nothing(abstained: Path, kb: RunKb) -> None:

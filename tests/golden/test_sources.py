@@ -111,12 +111,12 @@ def test_private_sources_are_skipped_without_all(fleet: Path, kb: RunKb) -> None
     assert (hidden.stdout, hidden.code) == ("no source records\n", 0)
     shown = kb(["sources", "beta", "--all"], cwd=fleet)
     assert "A private reading list" in shown.stdout
-    assert "1 sources in 1 base(s)" in shown.stdout
+    assert "1 source in 1 base" in shown.stdout
 
 
 def test_sources_counts_skipped_bases(fleet: Path, kb: RunKb) -> None:
     out = kb(["sources"], cwd=fleet)
-    assert out.stdout.endswith("\n7 sources in 3 base(s)\n")
+    assert out.stdout.endswith("\n7 sources in 3 bases\n")
 
 
 def test_sources_reads_disk_not_the_index(fleet: Path, kb: RunKb) -> None:
@@ -124,7 +124,7 @@ def test_sources_reads_disk_not_the_index(fleet: Path, kb: RunKb) -> None:
     (fleet / "alpha" / "sources" / "RPTV6NCN2K.txt").unlink()
     out = kb(["sources", "alpha"], cwd=fleet)
     assert "RPTV6NCN2K" not in out.stdout
-    assert "6 sources in 1 base(s)" in out.stdout
+    assert "6 sources in 1 base" in out.stdout
 
 
 def test_sources_on_a_missing_path(fleet: Path, kb: RunKb) -> None:
@@ -394,7 +394,7 @@ def test_a_disk_failure_after_mkdir_leaves_no_folder(fleet: Path) -> None:
     def broken(_n: int) -> bytes:
         raise OSError(5, "Input/output error")
 
-    draft = Draft(type="book", title="T", retrieved_on="d", retrieval_status="full")
+    draft = Draft(type="book", title="T", retrieved_on="2024-01-01", retrieval_status="full")
     before = tree(fleet)
     result = add_source(str(fleet / "gamma"), draft, broken)
     assert result == Refused(f"{fleet}/gamma/sources: Input/output error", 1)
@@ -402,8 +402,34 @@ def test_a_disk_failure_after_mkdir_leaves_no_folder(fleet: Path) -> None:
 
 
 def test_a_source_that_never_yields_a_key_is_a_mint_failure(fleet: Path) -> None:
-    draft = Draft(type="book", title="T", retrieved_on="d", retrieval_status="full")
+    draft = Draft(type="book", title="T", retrieved_on="2024-01-01", retrieval_status="full")
     before = tree(fleet)
     result = add_source(str(fleet / "gamma"), draft, lambda n: b"\xff" * n)
     assert result == Refused(MINT_FAILED, 2)
+    assert tree(fleet) == before
+
+
+# -- issue 16: a fleet root is not a base; a retrieval date is a calendar day ------------------
+
+
+def test_source_add_at_a_fleet_root_is_refused_and_creates_nothing(fleet: Path, kb: RunKb) -> None:
+    before = tree(fleet)
+    out = kb(["source", "add", *COMPLETE], cwd=fleet)  # `.` here is the fleet root
+    assert (out.code, out.stdout) == (2, "")
+    assert out.stderr == (
+        "kb: . is a fleet root, not a base, and a source record belongs to one base: name it, "
+        "as in `kb source add alpha ...` (`kb fleet` lists the bases)\n"
+    )
+    assert tree(fleet) == before and not (fleet / "sources").exists()
+
+
+@pytest.mark.parametrize("day", ["yesterday", "2024-02-30", "24-01-01", "2024/01/01", "2024-1-1"])
+def test_retrieved_on_must_be_a_calendar_day(fleet: Path, kb: RunKb, day: str) -> None:
+    before = tree(fleet)
+    args = ["source", "add", "gamma", "--type", "book", "--title", "T", "--retrieved-on", day]
+    out = kb([*args, "--retrieval-status", "full"], cwd=fleet)
+    assert (out.code, out.stdout) == (2, "")
+    assert out.stderr == (
+        f"kb: --retrieved-on takes the day you read it as YYYY-MM-DD (2026-09-06), not `{day}`\n"
+    )
     assert tree(fleet) == before

@@ -146,7 +146,7 @@ def test_written_note_is_clean_and_routes(fleet: Path, kb: RunKb) -> None:
 
 def test_fleet_root_may_be_the_base_itself(fleet: Path) -> None:
     out = run_with_stdin(
-        ["write", "anything", "note", "fleet/newton", "--keys", "k", "--summary", "s"],
+        ["write", "anything", "note", "fleet/newton", "--keys", "key", "--summary", "s"],
         b"body",
         fleet,
     )
@@ -158,7 +158,7 @@ def test_map_keeps_its_line_endings_and_permissions(fleet: Path) -> None:
     map_path = fleet / "fleet" / "newton" / "MAP.md"
     map_path.write_bytes(b"# Map\r\n\r\n### knowledge/\r\n\r\n- **[[a]]** A\r\n")
     map_path.chmod(0o640)
-    out = run_with_stdin(["write", "newton", "b", "--keys", "k", "--summary", "B"], b"x", fleet)
+    out = run_with_stdin(["write", "newton", "b", "--keys", "key", "--summary", "B"], b"x", fleet)
     assert out.code == 0, out.stderr
     assert map_path.read_bytes() == (
         b"# Map\r\n\r\n### knowledge/\r\n\r\n- **[[a]]** A\r\n- **[[b]]** B\r\n"
@@ -196,7 +196,10 @@ def _refusal_cases() -> list[tuple[str, list[str], bytes, str]]:
         ),
         ("folder-up", ["newton", "g", *OK, "--folder", "../x"], b"x", "kb: folder was '../x'"),
         ("folder-abs", ["newton", "g", *OK, "--folder", "/tmp"], b"x", "kb: folder was '/tmp'"),
-        ("folder-nested", ["newton", "g", *OK, "--folder", "knowledge/a"], b"x", "kb: folder"),
+        ("folder-climbs", ["newton", "g", *OK, "--folder", "knowledge/../x"], b"x", "kb: folder"),
+        ("folder-hidden", ["newton", "g", *OK, "--folder", "knowledge/.a"], b"x", "kb: folder"),
+        ("folder-empty-part", ["newton", "g", *OK, "--folder", "knowledge//a"], b"x", "kb: folder"),
+        ("folder-top-unknown", ["newton", "g", *OK, "--folder", "notes/a"], b"x", "kb: folder"),
         ("folder-bslash", ["newton", "g", *OK, "--folder", "a\\b"], b"x", "kb: folder was"),
         ("folder-case", ["newton", "g", *OK, "--folder", "Knowledge"], b"x", "kb: folder was"),
         (
@@ -209,7 +212,8 @@ def _refusal_cases() -> list[tuple[str, list[str], bytes, str]]:
             "em-dash-body",
             ["newton", "g", *OK],
             "a \u2014 b\n\nc \u2013 d".encode(),
-            "kb: an em or en dash on line 10, 12 of the note this would have written.",
+            "kb: an em or en dash on lines 10, 12 of the note this would have written, and "
+            "this fleet's fleet.txt sets `style = no-dashes`.",
         ),
         (
             "en-dash-summary",
@@ -237,6 +241,8 @@ def test_refusal_leaves_tree_untouched(
 ) -> None:
     (fleet / "fleet" / "newton" / "knowledge" / "taken.md").write_text("# Taken\n")
     (fleet / "fleet" / "mapless").mkdir()
+    # The house style is the fleet's opt-in: without it a dash is a warning (tested below).
+    (fleet / "fleet.txt").write_text("style = no-dashes\n")
     before = fingerprint(fleet)
     out = run_with_stdin(["write", *argv], stdin, fleet)
     assert out.code == 1
@@ -256,8 +262,9 @@ def test_refusal_messages_in_full(fleet: Path) -> None:
     out = run_with_stdin(["write", "newton", "g", *OK, "--folder", "../x"], b"x", fleet)
     assert out.stderr == (
         "kb: folder was '../x', which is not one of: knowledge, inbox, decisions, protocols, "
-        "templates. A note lives in one of the memory folders of its base, and a folder "
-        "outside that set could put it outside the base.\n"
+        "templates, or a folder below one (knowledge/systems). A note lives in a memory folder "
+        "of its base, and a folder outside that set, hidden, or climbing with `..` could put it "
+        "outside the base or out of every search.\n"
     )
 
 
@@ -294,3 +301,85 @@ def test_real_process_refusal_and_tty_free_stdin(fleet: Path, kb: RunKb) -> None
     assert out.code == 1
     assert out.stderr.startswith("kb: the note body was empty.")
     assert fingerprint(fleet) == before
+
+
+# -- issue 16: house style is the fleet's, keys must be searchable, nested folders --------------
+
+
+def test_a_dash_is_a_warning_unless_the_fleet_opts_in(fleet: Path) -> None:
+    out = run_with_stdin(["write", "newton", "g", *OK], "a \u2014 b\n".encode(), fleet)
+    assert out.code == 0
+    assert out.stdout.startswith("wrote ./fleet/newton/knowledge/g.md\n")
+    assert out.stderr == (
+        "kb write: an em or en dash on line 10 of the note (written anyway; `kb check` reports "
+        "it as W03). A fleet that refuses them sets `style = no-dashes` in fleet.txt.\n"
+    )
+    assert (fleet / "fleet" / "newton" / "knowledge" / "g.md").is_file()
+
+
+@pytest.mark.parametrize("line", ["style = no-dashes", "style = No-Dashes, tidy"])
+def test_the_fleet_opt_in_refuses_a_dash(fleet: Path, line: str) -> None:
+    (fleet / "fleet.txt").write_text(f"name = Test\n{line}\n", encoding="utf-8")
+    before = fingerprint(fleet)
+    out = run_with_stdin(["write", "newton", "g", *OK], "a \u2013 b\n".encode(), fleet)
+    assert (out.code, out.stdout) == (1, "")
+    assert out.stderr == (
+        "kb: an em or en dash on line 10 of the note this would have written, and this fleet's "
+        "fleet.txt sets `style = no-dashes`. Write a comma, a colon or parentheses instead.\n"
+    )
+    assert fingerprint(fleet) == before
+
+
+def test_the_opt_in_is_found_from_the_base_itself(fleet: Path) -> None:
+    (fleet / "fleet.txt").write_text("style = no-dashes\n", encoding="utf-8")
+    base = fleet / "fleet" / "newton"
+    out = run_with_stdin(["write", "newton", "g", str(base), *OK], "a \u2014\n".encode(), fleet)
+    assert out.code == 1 and "style = no-dashes" in out.stderr
+
+
+def test_an_unknown_style_is_named_and_ignored(fleet: Path) -> None:
+    (fleet / "fleet.txt").write_text("style = nodashes\n", encoding="utf-8")
+    out = run_with_stdin(["write", "newton", "g", *OK], b"plain\n", fleet)
+    assert out.code == 0
+    assert out.stderr == (
+        "kb write: fleet.txt names the style `nodashes`, which kb does not know (it knows: "
+        "no-dashes); it was ignored\n"
+    )
+
+
+@pytest.mark.parametrize("keys", ["the, how", "the", " how , ?, a", "o que, de"])
+def test_keys_of_stopwords_only_are_a_usage_error(fleet: Path, keys: str) -> None:
+    before = fingerprint(fleet)
+    out = run_with_stdin(["write", "newton", "g", "--keys", keys], b"x", fleet)
+    assert (out.code, out.stdout) == (2, "")
+    assert out.stderr.startswith("kb: every key is made only of stopwords, single letters or ")
+    assert out.stderr.count("\n") == 1
+    assert fingerprint(fleet) == before
+
+
+def test_a_stopword_key_among_live_ones_is_dropped(fleet: Path) -> None:
+    out = run_with_stdin(["write", "newton", "g", "--keys", "gravity, the"], b"x", fleet)
+    assert out.code == 0
+    assert "  dropped 1 key the index cannot reach: the\n" in out.stdout
+    text = (fleet / "fleet" / "newton" / "knowledge" / "g.md").read_text(encoding="utf-8")
+    assert "**Search for:** `gravity`\n" in text
+
+
+def test_a_nested_folder_gets_its_own_map_section(fleet: Path) -> None:
+    base = fleet / "fleet" / "newton"
+    keys = ["--keys", "orbit, orbita"]
+    argv = ["write", "newton", "orbits", *keys, "--folder", "knowledge/systems/", "--summary", "S"]
+    out = run_with_stdin(argv, b"Bodies in orbit.\n", fleet)
+    assert (out.code, out.stderr) == (0, "")
+    check_golden("write/nested-folder.txt", out.stdout)
+    assert (base / "knowledge" / "systems" / "orbits.md").is_file()
+    map_text = (base / "MAP.md").read_text(encoding="utf-8")
+    assert map_text.endswith("\n### knowledge/systems/\n\n- **[[orbits]]** S\n")
+    argv = ["write", "newton", "moons", *keys, "--folder", "knowledge/systems"]
+    again = run_with_stdin(argv, b"Moons.\n", fleet)
+    assert again.code == 0 and "that section did not exist" not in again.stdout
+    assert (
+        (base / "MAP.md")
+        .read_text(encoding="utf-8")
+        .endswith("- **[[orbits]]** S\n- **[[moons]]**\n")
+    )

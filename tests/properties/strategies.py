@@ -476,11 +476,11 @@ def add_private_note(fleet: FleetSpec, note: NoteSpec) -> FleetSpec | None:
 # -- reading `kb index` reports -----------------------------------------------------------
 
 BASE_LINE = re.compile(
-    r"^  (\S+)\s+(\d+) reindexed, (\d+) unchanged, (\d+) removed, (\d+) chunks, "
+    r"^  (\S+)\s+(\d+) reindexed, (\d+) unchanged, (\d+) removed, (\d+) chunks?, "
     r"(\d+) unreachable$"
 )
 TOTAL_LINE = re.compile(
-    r"^  total: (\d+) files, (\d+) chunks, (\d+) indexes, (\d+) unreachable, "
+    r"^  total: (\d+) files?, (\d+) chunks?, (\d+) index(?:es)?, (\d+) unreachable, "
     r"(\d+) unsearchable by design$"
 )
 UNREADABLE_LINE = re.compile(r"^  skipped (\d+) files? that could not be read as UTF-8 text:$")

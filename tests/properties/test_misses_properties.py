@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from kb.io import misslog as misslog_io
@@ -72,6 +72,7 @@ def _flip_ascii_case(text: str, mask: int) -> str:
 def test_k_refusals_make_one_line_counted_k(
     memory: Memory, question: str, spellings: list[int]
 ) -> None:
+    assume(memory.searchable(question))  # a question of stopwords alone is no miss (below)
     nothing = Confidence("nothing", 0, 0.0, 0.0, memory.floor())
     with tempfile.TemporaryDirectory() as scratch:
         log = Path(scratch) / "kb-misses.txt"
@@ -122,3 +123,30 @@ def test_a_torn_file_loses_at_most_the_last_entry(misses: list[Miss], data: st.D
     assert len(lost) <= 1
     if lost:
         assert extra and extra[0].question.lower() == lost[0].question.lower()
+
+
+@DISK
+@given(
+    question=st.lists(
+        st.sampled_from(["the", "how", "What", "o", "que", "?", "a", "is", "x", "-", "de"]),
+        min_size=1,
+        max_size=5,
+    ).map(" ".join)
+)
+def test_a_question_of_stopwords_alone_is_never_logged(memory: Memory, question: str) -> None:
+    """No word reaches a scorer, so no note or alias would have caught it: not a miss
+    (issue 16). `recall_loss` writes nothing and says so with None."""
+    assert not memory.searchable(question)
+    nothing = Confidence("nothing", 0, 0.0, 0.0, memory.floor())
+    with tempfile.TemporaryDirectory() as scratch:
+        log = Path(scratch) / "kb-misses.txt"
+        old = os.environ.get("KB_MISSES_PATH")
+        os.environ["KB_MISSES_PATH"] = str(log)
+        try:
+            assert memory.recall_loss(question, nothing) is None
+        finally:
+            if old is None:
+                del os.environ["KB_MISSES_PATH"]
+            else:
+                os.environ["KB_MISSES_PATH"] = old
+        assert not log.exists()

@@ -28,6 +28,7 @@ from kb.pure.sources import (
     bibliography_line,
     csl_item,
     draft_problem,
+    is_iso_date,
     is_key,
     mint_key,
     parse_record,
@@ -211,7 +212,7 @@ def test_problems_come_in_the_spec_order() -> None:
 
 
 def test_draft_checks_everything_before_anything_is_created() -> None:
-    full = Draft(type="book", title="T", retrieved_on="d", retrieval_status="full")
+    full = Draft(type="book", title="T", retrieved_on="2024-01-01", retrieval_status="full")
     assert draft_problem(full, frozenset(), ".") is None
     assert draft_problem(Draft(), frozenset(), ".") == "--type is required"
     missing = Draft(type="book", retrieval_status="full", replaces="MASLW2HT43")
@@ -410,3 +411,16 @@ def test_citeproc_renders_a_bibliography_from_any_records(rs: list[Record]) -> N
     entries = _render_with_citeproc([csl_item(r) for r in rs])
     assert len(entries) == len(rs)
     assert all(e.strip() for e in entries)
+
+
+@given(st.one_of(st.dates().map(str), st.text(max_size=12), st.from_regex(r"\d{4}-\d{2}-\d{2}")))
+def test_retrieved_on_is_exactly_a_calendar_day(text: str) -> None:
+    """`kb source add --retrieved-on` takes what `date.fromisoformat` reads as YYYY-MM-DD, and
+    nothing else (`yesterday`, `2024-02-30`, `24-1-1`)."""
+    import datetime
+
+    try:
+        expected = len(text) == 10 and datetime.date.fromisoformat(text).isoformat() == text
+    except ValueError:
+        expected = False
+    assert is_iso_date(text) == expected

@@ -28,7 +28,14 @@ from kb.pure.entries import dead_keys
 from kb.pure.header import front_matter, header_of
 from kb.pure.listing import PROVENANCES, STAGES
 from kb.pure.names import is_usable_name
-from kb.pure.notewrite import insert_entry, parse_keys, render_note, section_heading
+from kb.pure.notewrite import (
+    insert_entry,
+    legal_folder,
+    parse_keys,
+    render_note,
+    section_heading,
+    stopword_keys,
+)
 from kb.pure.skeleton import MEMORY_FOLDERS, agent_skeleton
 from kb.shell.initwrite import write_note
 from kb.shell.inputs import WriteInput
@@ -148,11 +155,12 @@ def test_illegal_values_write_nothing(
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(io_write, "write_map", _raise_oserror)
         out = write_note(inp, body)
-    assert out.code == 1
+    # 2 only for keys of stopwords alone, a usage error like a missing flag
+    assert out.code == (2 if out.stderr.startswith("kb: every key is made only of") else 1)
     assert out.stderr.count("\n") == 1
     assert fingerprint(fleet) == before
     legal = provenance in PROVENANCES and stage in STAGES
-    if not legal or folder.rstrip("/") not in MEMORY_FOLDERS:
+    if not legal or legal_folder(folder) is None:
         assert "cannot write" not in out.stderr  # refused before the disk was touched
 
 
@@ -161,8 +169,7 @@ def test_illegal_values_write_nothing(
 def test_successful_write_adds_the_note_and_only_adds_to_the_map(
     fleet: Path, slug: str, keys: list[str], body: str, summary: str
 ) -> None:
-    if "\u2014" in body + summary or "\u2013" in body + summary:
-        return  # a dash is refused (covered above); this property is about writes that land
+    # a dash lands too (with a warning) unless the fleet opts in, which this one does not
     work = Path(tempfile.mkdtemp(prefix="kb-write-ok-"))
     try:
         shutil.copytree(fleet, work, dirs_exist_ok=True)
@@ -174,7 +181,11 @@ def test_successful_write_adds_the_note_and_only_adds_to_the_map(
         )
         out = write_note(inp, body)
         parsed = parse_keys(", ".join(keys))
-        live = tuple(k for k in parsed if k not in dead_keys(parsed))
+        unread = set(dead_keys(parsed)) | set(stopword_keys(parsed))
+        live = tuple(k for k in parsed if k not in unread)
+        if len(stopword_keys(parsed)) == len(parsed):  # stopwords alone: a usage error
+            assert out.code == 2 and fingerprint(work) == before
+            return
         if slug == "old" or not live:  # taken, or every key dead: refused
             assert out.code == 1 and fingerprint(work) == before
             return
@@ -322,3 +333,27 @@ def test_rendered_note_reads_back(
     fm = dict(front_matter(text))
     assert fm["provenance"] == provenance and fm["stage"] == stage
     assert ("captured_from" in fm) is bool(captured)
+
+
+@PURE
+@given(
+    folder=st.one_of(
+        st.text(max_size=30),
+        st.lists(
+            st.sampled_from([*MEMORY_FOLDERS, "..", ".", "", ".git", "a b", "sys", "x\\y", "\n"]),
+            min_size=1,
+            max_size=4,
+        ).map("/".join),
+    )
+)
+def test_a_legal_folder_stays_inside_its_top_folder(folder: str) -> None:
+    """Nested folders are accepted (issue 16), and none of them can leave the base, hide
+    from the walk, or be named two ways."""
+    legal = legal_folder(folder)
+    if legal is None:
+        return
+    parts = legal.split("/")
+    assert parts[0] in MEMORY_FOLDERS
+    assert all(p and p not in (".", "..") and not p.startswith(".") for p in parts)
+    assert "\\" not in legal and legal.isprintable()
+    assert legal == folder.rstrip("/")

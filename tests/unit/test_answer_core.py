@@ -181,7 +181,7 @@ def test_map_and_reduce() -> None:
         "THE FACTS:\n- one (a, undated)\n- two (b, 2020-01-01)\n\nTHE QUESTION:\nhow many\n"
     )
     assert core.estimate_text(23).startswith(
-        "complete search: reading all 23 files in 3 batch(es), 4 model call(s) total.\n"
+        "complete search: reading all 23 files in 3 batches, 4 model calls total.\n"
     )
     assert core.first_batch_line(3, 6.0) == (
         "  batch 1/3 took 6.0s; at that pace the whole read is ~0.4 min\n"

@@ -190,7 +190,7 @@ def test_the_hit_briefing_budget_stops_at_the_first_passage_that_does_not_fit() 
         in (text)
     )
     assert "c" * 10 not in text
-    assert "(2 more passage(s) in that file did not fit the boot budget." in text
+    assert "(2 more passages in that file did not fit the boot budget." in text
     assert text.endswith("\nRanked leads, unvouched:\n  bruno/y.md\n")
     assert (
         briefing.hit_briefing("ada/x.md", [briefing.Shown("", "z" * 7000)], False, False, None, [])

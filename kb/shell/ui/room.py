@@ -133,7 +133,7 @@ class Room:
             terms=answer.terms,
             keyword_hits=answer.keyword_hits,
             suggestions=m.suggest(question) if nothing and not m.is_empty() else [],
-            shortfall=m.shortfall(answer.confidence),
+            shortfall=m.shortfall(answer.confidence, question),
             titles=self.titles,
         )
 

@@ -35,6 +35,7 @@ from starlette.routing import Route
 
 from kb.io.memory import OpenError
 from kb.pure.jsonout import dumps
+from kb.pure.plural import counted
 from kb.pure.uiapi import NO_SUCH_PAGE, NOT_SERVED, Json, error_payload
 from kb.shell.ui.chat import chat_events
 from kb.shell.ui.room import Reader
@@ -265,7 +266,8 @@ def build_app(reader: Reader, token: str) -> Callable[..., Awaitable[None]]:
 
 def start_line(port: int, agents: int, entries: int, private: bool) -> str:
     scope = ", private layer INCLUDED" if private else ""
-    return f"kb ui: http://{LOOPBACK}:{port}/  ({agents} agents, {entries} entries{scope})\n"
+    counts = f"{counted(agents, 'agent')}, {counted(entries, 'entry', 'entries')}"
+    return f"kb ui: http://{LOOPBACK}:{port}/  ({counts}{scope})\n"
 
 
 def _interrupt(_signum: int, _frame: object) -> None:
