@@ -27,9 +27,10 @@ MAP.md (`merge_map`):
   the result is never added a second time (anywhere in the map).
 - Layout: the side whose prose is kept (ours unless only theirs changed it) keeps its lines
   in place; the other side's new entries follow the last entry of the section (or close its
-  prose when it has no entry). A section only one side has is kept whole if that side added
-  or changed it, and dropped if the other side deleted it unchanged; a section kept from
-  theirs goes after the section it follows in theirs.
+  prose when it has no entry). A section only one side has is dropped if the other side
+  deleted it unchanged; if this side added it, it is kept whole; if this side changed it
+  and the other deleted it, it is kept less the entries the base had there (deleted with
+  the section). A section kept from theirs goes after the section it follows in theirs.
 - What commutes (swapping ours and theirs): the set of entries, the set of headings, the
   prose of every section and whether the merge conflicted. Not the order: ours comes first.
   A map that repeats a heading is matched by occurrence, so an edit that adds or removes one
@@ -206,6 +207,15 @@ class _Plan:
     was: frozenset[str] = frozenset()  # the entries the base had in this section
 
 
+def _less(lines: tuple[_Line, ...], base: _Section | None) -> tuple[_Line, ...]:
+    """A section the other side deleted: its lines without the entries the base had there
+    (deleted with it); what this side added stays, under its heading."""
+    if base is None:
+        return lines
+    gone = set(base.entries)
+    return tuple(x for x in lines if not (x.entry and x.text in gone))
+
+
 def _conflict_block(ours: _Section, theirs: _Section) -> tuple[str, ...]:
     return (OURS_MARK, *ours.texts, SPLIT_MARK, *theirs.texts, THEIRS_MARK)
 
@@ -242,7 +252,7 @@ def merge_map(base: str, ours: str, theirs: str) -> Merged:
         if t is not None:
             plans.append(_plan(b, sec, t))
         elif b is None or sec.content != b.content:  # ours added or changed what theirs deleted
-            plans.append(_Plan(sec.key, sec.lines, ()))
+            plans.append(_Plan(sec.key, _less(sec.lines, b), ()))
     # Sections only theirs has: kept whole unless ours deleted them unchanged, each placed
     # after the section it follows in theirs.
     previous: tuple[str | None, int] | None = None
@@ -258,7 +268,7 @@ def merge_map(base: str, ours: str, theirs: str) -> Merged:
             at = 1  # nothing goes above the lines before the first heading
         while at < len(plans) and plans[at].key not in o_keys:
             at += 1  # after the sections of theirs already placed there, in theirs' order
-        plans.insert(at, _Plan(sec.key, sec.lines, (), placed=True, theirs=True))
+        plans.insert(at, _Plan(sec.key, _less(sec.lines, b), (), placed=True, theirs=True))
         previous = sec.key
 
     # An entry is listed once: what ours keeps is listed first, wherever it stands, and an
