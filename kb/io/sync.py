@@ -18,6 +18,10 @@ One run, in order:
    the working tree and the index are as they were before it, and the one line names the
    files. Writers wait (`kb write`) or defer their records (the logs) meanwhile; the locks
    are held for this local step only, never across the network.
+   Each counted log both sides changed is also merged here from the merge base, sides
+   kept apart, and the rebase's result put right when it differs: git takes two identical
+   texts as one without running the driver, which would count one machine's refusals once
+   for two machines.
 5. Re-index the bases whose files the pull changed (`kb index` on them).
 6. Push (never forced). When the push is refused because the remote moved since step 3,
    start again at step 3, at most MAX_ROUNDS times.
@@ -45,6 +49,7 @@ from kb.io.walk import WalkError, expand_roots
 from kb.pure import misslog as pure_misslog
 from kb.pure import rejections, syncplan
 from kb.pure import routelogs as pure_routelogs
+from kb.pure.merge import merge_counts
 from kb.pure.names import printable
 from kb.pure.syncplan import Report
 
@@ -295,6 +300,50 @@ def _commit_own(repo: _Repo) -> tuple[list[str], list[str]]:
     return own, left
 
 
+def _show(repo: _Repo, rev: str | None, rel: str) -> str:
+    if rev is None:
+        return ""
+    proc = _run(repo.top, "show", f"{rev}:{rel}")
+    return proc.stdout if proc.returncode == 0 else ""
+
+
+def _counted(repo: _Repo, head: str | None, tip: str) -> dict[str, str]:
+    """Each counted log both sides changed since they parted, merged as separate records
+    (kb.pure.merge.merge_counts), as the rebase should leave it: git takes two identical
+    sides as one without asking the driver, and drops a local commit whose change is already
+    upstream, and either would lose one side's count."""
+    if head is None:
+        return {}
+    proc = _run(repo.top, "merge-base", head, tip)
+    base = proc.stdout.strip() if proc.returncode == 0 else None
+    names: set[str] = set()
+    for rev in (head, tip):
+        listed = _git(repo.top, "ls-tree", "-r", "--name-only", "-z", rev)
+        names |= {p for p in listed.split("\0") if p and syncplan.is_own_log(p)}
+    out: dict[str, str] = {}
+    for rel in sorted(names):
+        was, mine, theirs = (_show(repo, rev, rel) for rev in (base, head, tip))
+        if mine == was or theirs == was:
+            continue  # one side alone changed it: git takes that side, which is right
+        # The rebase's sides: upstream is "ours", the commits replayed are "theirs".
+        merged = merge_counts(was, theirs, mine, rel)
+        if merged is not None:
+            out[rel] = merged.text
+    return out
+
+
+def _recount(repo: _Repo, counts: dict[str, str]) -> list[str]:
+    """Put right, and commit, each counted log the rebase left other than `counts` says."""
+    fixed = [rel for rel, text in counts.items() if read_or_empty(repo.top / rel) != text]
+    for rel in fixed:
+        write_atomic(repo.top / rel, counts[rel])
+    if fixed:
+        _git(repo.top, "add", "--", *fixed)
+        message = syncplan.commit_message(fixed, platform.node() or "this machine")
+        _git(repo.top, "commit", "-q", "-m", message, "--", *fixed)
+    return fixed
+
+
 def _rebase(repo: _Repo, onto: str, upstream: str) -> bool:
     """Rebase onto `onto`; whether the autostash was kept in `git stash` (it did not apply).
     A conflict aborts the rebase and raises SyncFailure naming the files."""
@@ -355,7 +404,9 @@ def sync(fleet: str, remote: str | None, include_private: bool, python: str) -> 
                 committed += [p for p in mine if p not in committed]
                 before = _ref(repo.top, "HEAD")
                 if tip is not None and (before is None or not _is_ancestor(repo.top, tip, before)):
+                    counts = _counted(repo, before, tip)
                     stash_kept |= _rebase(repo, tip, upstream)
+                    committed += [p for p in _recount(repo, counts) if p not in committed]
                 after = _ref(repo.top, "HEAD")
             if after is not None and after != before and tip is not None:
                 span = f"{before}..{tip}" if before is not None else tip

@@ -47,6 +47,12 @@ kb-misses.txt (`merge_misses`):
   ours' comment header (theirs', or the standard one, when ours has none). Apart from that
   header the result does not depend on which side is ours.
 
+Identical sides: git never runs a driver when both sides hold the same text (it takes that
+text), and the drivers agree (`merge(b, a, a) == a`). For a counter that is one side's
+records lost when two machines recorded exactly the same refusals since the base, so
+`kb sync` also merges the counted logs itself from the merge base (`merge_counts`, where
+identical sides add up) and commits the difference (kb.io.sync).
+
 The counted logs (`merge_log`): kb-misroutes.txt, kb-abstentions.txt, kb-rejections.txt,
 kb-alias-rejections.txt. Each is one row per distinct record with a count and two dates,
 and each is merged exactly like the miss log, over its own row identity (kb.pure.routelogs,
@@ -421,9 +427,11 @@ def _header(text: str) -> str:
     return "\n".join(lines[:n]) + "\n" if n else ""
 
 
-def _merge_rows(spec: _Rows, base: str, ours: str, theirs: str) -> Merged:
+def _merge_rows(
+    spec: _Rows, base: str, ours: str, theirs: str, independent: bool = False
+) -> Merged:
     done = _trivial(base, ours, theirs)
-    if done is not None:
+    if done is not None and not (independent and ours == theirs != base):
         return done
     b, o, t = _folded(spec, base), _folded(spec, ours), _folded(spec, theirs)
     rows: list[Any] = []
@@ -458,6 +466,15 @@ def log_spec(name: str | None, *texts: str) -> _Rows | None:
             if text.startswith(spec.header.split("\n", 1)[0] + "\n"):
                 return spec
     return None
+
+
+def merge_counts(base: str, ours: str, theirs: str, name: str) -> Merged | None:
+    """The counted log `name` merged when both sides are known to be separate records (kb
+    sync knows it): two sides that recorded exactly the same thing since the base are
+    counted twice, where git (and `merge_log`) would take the one text. None for a file
+    that is not a counted log."""
+    spec = log_spec(name)
+    return _merge_rows(spec, base, ours, theirs, independent=True) if spec else None
 
 
 def merge_log(base: str, ours: str, theirs: str, name: str | None = None) -> Merged:

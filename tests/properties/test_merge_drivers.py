@@ -31,6 +31,7 @@ from kb.pure.merge import (
     _Rows,
     _sections,
     merge,
+    merge_counts,
     merge_log,
     merge_map,
     merge_misses,
@@ -347,3 +348,24 @@ def test_an_unknown_log_is_merged_as_a_set_of_lines() -> None:
     base = "a\nb\n"
     got = merge_log(base, "a\nb\nc\n", "b\nd\n", "notes.txt")
     assert got.text == "b\nc\nd\n" and not got.conflicted
+
+
+@SETTINGS
+@given(st.data())
+def test_separate_records_count_even_when_both_sides_read_alike(data: st.DataObject) -> None:
+    # git never runs a driver on two identical sides; kb sync merges them itself this way.
+    spec = data.draw(st.sampled_from(SPECS))
+    base, ours, theirs = data.draw(log_history(spec))
+    for o, t in ((ours, theirs), (ours, ours)):
+        b, mine, yours = (_counts(spec, x) for x in (base, o, t))
+        merged = merge_counts(base, o, t, spec.name)
+        assert merged is not None
+        want = {
+            k: n
+            for k in {*mine, *yours}
+            if (n := mine.get(k, 0) + yours.get(k, 0) - b.get(k, 0)) > 0
+        }
+        assert _counts(spec, merged.text) == want
+    same = merge_counts(ours, ours, ours, spec.name)
+    assert same is not None and same.text == ours
+    assert merge_counts(base, ours, theirs, "MAP.md") is None

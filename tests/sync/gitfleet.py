@@ -44,9 +44,7 @@ class Ran:
     stderr: str
 
 
-def run(
-    args: Sequence[str], cwd: Path, env: dict[str, str], stdin: str | None = None
-) -> Ran:
+def run(args: Sequence[str], cwd: Path, env: dict[str, str], stdin: str | None = None) -> Ran:
     proc = subprocess.run(
         list(args), cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=300
     )
@@ -63,7 +61,9 @@ def git(args: Sequence[str], cwd: Path, env: dict[str, str]) -> str:
     return got.stdout
 
 
-def seeded_remote(root: Path, env: dict[str, str], agents: Sequence[str] = ("ada", "bruno")) -> Path:
+def seeded_remote(
+    root: Path, env: dict[str, str], agents: Sequence[str] = ("ada", "bruno")
+) -> Path:
     """A bare repository holding one commit: a fleet of `agents` made by `kb init`."""
     remote = root / "remote.git"
     git(["init", "-q", "--bare", "-b", "main", str(remote)], root, env)

@@ -221,3 +221,23 @@ def test_merge_driver_contract(tmp_path: Path, env: dict[str, str]) -> None:
     assert missing.code == 2 and "merge-driver needs a kind (map, misses or log)" in missing.stderr
     short = kb(["merge-driver", "map", str(base)], tmp_path, env)
     assert short.code == 2 and short.stderr.startswith("kb merge-driver: ")
+
+
+def test_the_same_refusals_on_two_machines_count_twice(
+    pair: tuple[Path, Path], env: dict[str, str]
+) -> None:
+    # Both logs come out byte for byte the same, so git takes one of them as the merge
+    # without running the driver; kb sync counts them from the merge base itself.
+    one, two = pair
+    sync(one, env)
+    sync(two, env)
+    for repo in (one, two):
+        refuse(repo, env, QUESTIONS[1])
+    assert (one / "kb-misses.txt").read_bytes() == (two / "kb-misses.txt").read_bytes()
+    sync(one, env)
+    sync(two, env)
+    sync(one, env)
+    for repo in (one, two):
+        counts = {m.question: m.count for m in misslog.parse((repo / "kb-misses.txt").read_text())}
+        assert counts == {QUESTIONS[1]: 2}
+    assert tracked(one, env) == tracked(two, env)
