@@ -65,13 +65,14 @@ counts keep ours' order first.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 import attrs
 from attrs import evolve, frozen
 
-from kb.pure import aliasgate, misslog, rejections, routelogs
+from kb.pure import misslog
 
 KINDS = ("map", "misses", "log")
 MARKER_SIZE = 7  # git's own conflict marker width
@@ -355,45 +356,60 @@ MISSES = _Rows(
     "first",
     "last",
 )
-LOGS = (
-    _Rows(
-        routelogs.MISROUTES_NAME,
-        routelogs.MISROUTES_HEADER,
-        routelogs.parse_misroutes,
-        lambda m: routelogs.misroute_key(m.message, m.chose, m.owner),
-        routelogs.render_misroutes,
-        "first",
-        "last",
-    ),
-    _Rows(
-        routelogs.ABSTENTIONS_NAME,
-        routelogs.ABSTENTIONS_HEADER,
-        routelogs.parse_abstentions,
-        lambda a: routelogs.abstention_key(a.subject, a.message),
-        routelogs.render_abstentions,
-        "first",
-        "last",
-    ),
-    _Rows(
-        rejections.LOG_NAME,
-        rejections.HEADER,
-        rejections.parse,
-        lambda r: (r.agent, r.slug, r.lens),
-        lambda rows: rejections.render(_by_count(rows)),
-        "first_seen",
-        "last_seen",
-    ),
-    _Rows(
-        aliasgate.REJECTIONS_NAME,
-        aliasgate.REJECTIONS_HEADER,
-        aliasgate.parse_rejections,
-        lambda r: r.line,
-        lambda rows: aliasgate.render_rejections(_by_count(rows)),
-        "first_seen",
-        "last_seen",
-    ),
+# The four logs' names, as literals: a merge driver for MAP.md (the common case, run once per
+# merged map during a rebase) then never imports the log modules, which took 200 of its 700
+# ms. tests/properties/test_merge_drivers.py holds them equal to the modules' own constants.
+LOG_NAMES = (
+    "kb-misroutes.txt",
+    "kb-abstentions.txt",
+    "kb-rejections.txt",
+    "kb-alias-rejections.txt",
 )
-LOG_NAMES = tuple(spec.name for spec in LOGS)
+
+
+@functools.cache
+def logs() -> tuple[_Rows, ...]:
+    """How each counted log reads and writes, in LOG_NAMES order (imported on first use)."""
+    from kb.pure import aliasgate, rejections, routelogs
+
+    return (
+        _Rows(
+            routelogs.MISROUTES_NAME,
+            routelogs.MISROUTES_HEADER,
+            routelogs.parse_misroutes,
+            lambda m: routelogs.misroute_key(m.message, m.chose, m.owner),
+            routelogs.render_misroutes,
+            "first",
+            "last",
+        ),
+        _Rows(
+            routelogs.ABSTENTIONS_NAME,
+            routelogs.ABSTENTIONS_HEADER,
+            routelogs.parse_abstentions,
+            lambda a: routelogs.abstention_key(a.subject, a.message),
+            routelogs.render_abstentions,
+            "first",
+            "last",
+        ),
+        _Rows(
+            rejections.LOG_NAME,
+            rejections.HEADER,
+            rejections.parse,
+            lambda r: (r.agent, r.slug, r.lens),
+            lambda rows: rejections.render(_by_count(rows)),
+            "first_seen",
+            "last_seen",
+        ),
+        _Rows(
+            aliasgate.REJECTIONS_NAME,
+            aliasgate.REJECTIONS_HEADER,
+            aliasgate.parse_rejections,
+            lambda r: r.line,
+            lambda rows: aliasgate.render_rejections(_by_count(rows)),
+            "first_seen",
+            "last_seen",
+        ),
+    )
 
 
 def _folded(spec: _Rows, text: str) -> dict[Hashable, Any]:
@@ -458,11 +474,12 @@ def log_spec(name: str | None, *texts: str) -> _Rows | None:
     line opens one of `texts`; None when neither says."""
     if name is not None:
         leaf = name.replace("\\", "/").rsplit("/", 1)[-1]
-        for spec in (*LOGS, MISSES):
-            if spec.name == leaf:
-                return spec
+        if leaf == MISSES.name:
+            return MISSES
+        if leaf in LOG_NAMES:
+            return logs()[LOG_NAMES.index(leaf)]
     for text in texts:
-        for spec in (*LOGS, MISSES):
+        for spec in (MISSES, *logs()):
             if text.startswith(spec.header.split("\n", 1)[0] + "\n"):
                 return spec
     return None

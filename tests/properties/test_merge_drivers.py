@@ -23,13 +23,14 @@ from hypothesis import strategies as st
 
 from kb.pure import aliasgate, misslog, rejections, routelogs
 from kb.pure.merge import (
-    LOGS,
+    LOG_NAMES,
     MISSES,
     OURS_MARK,
     THEIRS_MARK,
     _merge_rows,
     _Rows,
     _sections,
+    logs,
     merge,
     merge_counts,
     merge_log,
@@ -239,7 +240,7 @@ MAKERS: dict[str, Callable[[int, str, str, str, str], Any]] = {
     rejections.LOG_NAME: _rejection,
     aliasgate.REJECTIONS_NAME: _alias,
 }
-SPECS: list[_Rows] = [MISSES, *LOGS]
+SPECS: list[_Rows] = [MISSES, *logs()]
 KEYS = [f"question {i}" for i in range(8)]
 
 
@@ -327,7 +328,7 @@ def test_log_merge_idempotent(data: st.DataObject) -> None:
 @SETTINGS
 @given(st.data())
 def test_a_log_is_known_by_its_header_as_well_as_its_name(data: st.DataObject) -> None:
-    spec = data.draw(st.sampled_from(LOGS))
+    spec = data.draw(st.sampled_from(logs()))
     base, ours, theirs = data.draw(log_history(spec))
     assert merge_log(base, ours, theirs).text == merge_log(base, ours, theirs, spec.name).text
 
@@ -369,3 +370,13 @@ def test_separate_records_count_even_when_both_sides_read_alike(data: st.DataObj
     same = merge_counts(ours, ours, ours, spec.name)
     assert same is not None and same.text == ours
     assert merge_counts(base, ours, theirs, "MAP.md") is None
+
+
+def test_the_log_names_are_the_log_modules_own() -> None:
+    names = (
+        routelogs.MISROUTES_NAME,
+        routelogs.ABSTENTIONS_NAME,
+        rejections.LOG_NAME,
+        aliasgate.REJECTIONS_NAME,
+    )
+    assert LOG_NAMES == names == tuple(spec.name for spec in logs())
