@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import secrets
 import subprocess
 import time
 from collections.abc import Iterator, Sequence
@@ -240,6 +241,22 @@ def _holding(locks: Sequence[tuple[Path, float]]) -> Iterator[None]:
             release_lock(lock, fd)
 
 
+@contextlib.contextmanager
+def _alone(repo: _Repo) -> Iterator[None]:
+    """One `kb sync` at a time in a repository: a second one stops at once."""
+    lock = repo.git_dir / SYNC_LOCK_NAME
+    try:
+        fd = take_lock(lock, 0.0)
+    except LockBusy as e:
+        raise SyncFailure(
+            f"another kb sync is running in this repository ({lock}); let it finish"
+        ) from e
+    try:
+        yield
+    finally:
+        release_lock(lock, fd)
+
+
 def _bases(repo: _Repo) -> list[tuple[str, Path]]:
     try:
         roots = expand_roots([str(repo.fleet)])
@@ -250,7 +267,16 @@ def _bases(repo: _Repo) -> list[tuple[str, Path]]:
 
 def _kb_files(repo: _Repo, bases: Sequence[tuple[str, Path]]) -> tuple[list[Path], list[Path]]:
     """(maps, logs): every path a kb writer may rewrite in the fleet, present or not."""
-    listed = _git(repo.top, "ls-files", "-z", "--cached", "--others", "--", repo.fleet_rel)
+    listed = _git(
+        repo.top,
+        "ls-files",
+        "-z",
+        "--cached",
+        "--others",
+        "--exclude-standard",
+        "--",
+        repo.fleet_rel,
+    )
     known = [repo.top / p for p in listed.split("\0") if p]
     maps = {root / syncplan.MAP_NAME for _, root in bases}
     maps |= {p for p in known if syncplan.is_map(p.name)}
@@ -261,6 +287,10 @@ def _kb_files(repo: _Repo, bases: Sequence[tuple[str, Path]]) -> tuple[list[Path
 
 
 # -- the local step -------------------------------------------------------------------------
+
+
+def _machine() -> str:
+    return platform.node() or "this machine"
 
 
 def _committed_text(repo: _Repo, rel: str) -> str:
@@ -295,7 +325,7 @@ def _commit_own(repo: _Repo) -> tuple[list[str], list[str]]:
                 left.append(rel)
     if own:
         _git(repo.top, "add", "-A", "--", *own)
-        message = syncplan.commit_message(own, platform.node() or "this machine")
+        message = syncplan.commit_message(own, _machine(), secrets.token_hex(4))
         _git(repo.top, "commit", "-q", "-m", message, "--", *own)
     return own, left
 
@@ -339,7 +369,7 @@ def _recount(repo: _Repo, counts: dict[str, str]) -> list[str]:
         write_atomic(repo.top / rel, counts[rel])
     if fixed:
         _git(repo.top, "add", "--", *fixed)
-        message = syncplan.commit_message(fixed, platform.node() or "this machine")
+        message = syncplan.commit_message(fixed, _machine(), secrets.token_hex(4))
         _git(repo.top, "commit", "-q", "-m", message, "--", *fixed)
     return fixed
 
@@ -392,7 +422,7 @@ def sync(fleet: str, remote: str | None, include_private: bool, python: str) -> 
     reindexed: list[str] = []
     index_error: str | None = None
     stash_kept = False
-    with _holding([(repo.git_dir / SYNC_LOCK_NAME, 0.0)]):
+    with _alone(repo):
         for _round in range(MAX_ROUNDS):
             tip = _fetch(repo, chosen, remote_branch, tracking, committed)
             with _holding(locks):

@@ -234,6 +234,9 @@ def conflict_line(files: Sequence[str], upstream: str) -> str:
     )
 
 
-def commit_message(paths: Sequence[str], machine: str) -> str:
+def commit_message(paths: Sequence[str], machine: str, nonce: str) -> str:
+    """The message of kb's own commit. `nonce` makes it unique: two clones that record the
+    same refusals on one machine in one second would otherwise make the very same commit,
+    and git would see one record where there were two."""
     body = "".join(f"{p}\n" for p in paths)
-    return f"kb sync: {len(paths)} file(s) kb wrote on {machine}\n\n{body}"
+    return f"kb sync: {len(paths)} file(s) kb wrote on {machine}\n\n{body}\nkb-sync-id: {nonce}\n"
