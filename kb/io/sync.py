@@ -77,7 +77,7 @@ class SyncFailure(Exception):
 
 
 @frozen
-class Outcome:
+class Synced:
     report: Report
     index_error: str | None = None
 
@@ -399,7 +399,7 @@ def _rebase(repo: _Repo, onto: str, upstream: str) -> bool:
 # -- one run --------------------------------------------------------------------------------
 
 
-def sync(fleet: str, remote: str | None, include_private: bool, python: str) -> Outcome:
+def sync(fleet: str, remote: str | None, include_private: bool, python: str) -> Synced:
     repo = _repo(fleet)
     busy = _busy_with(repo)
     if busy is not None:
@@ -479,7 +479,7 @@ def sync(fleet: str, remote: str | None, include_private: bool, python: str) -> 
         pushed=pushed,
         stash_kept=stash_kept,
     )
-    return Outcome(report, index_error)
+    return Synced(report, index_error)
 
 
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree

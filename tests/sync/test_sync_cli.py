@@ -241,3 +241,23 @@ def test_the_same_refusals_on_two_machines_count_twice(
         counts = {m.question: m.count for m in misslog.parse((repo / "kb-misses.txt").read_text())}
         assert counts == {QUESTIONS[1]: 2}
     assert tracked(one, env) == tracked(two, env)
+
+
+def test_uncommitted_changes_that_clash_with_the_pull_are_kept_in_the_stash(
+    pair: tuple[Path, Path], env: dict[str, str]
+) -> None:
+    one, two = pair
+    note = write(one, env, "ada", "edited")
+    sync(one, env)
+    sync(two, env)
+    note.write_text(note.read_text().replace("What edited says.", "One's committed words."))
+    git(["commit", "-q", "-am", "one edits"], one, env)
+    sync(one, env)
+    mine = two / note.relative_to(one)
+    mine.write_text(mine.read_text().replace("What edited says.", "Two's words, not committed."))
+    got = kb(["sync", str(two)], two, env)
+    assert got.code == 1, got.stdout + got.stderr
+    assert "kept in `git stash`" in got.stdout
+    assert "One's committed words." in mine.read_text()  # the pull landed
+    kept = git(["stash", "show", "-p"], two, env)
+    assert "+Two's words, not committed." in kept  # and nothing of yours was lost
