@@ -57,8 +57,8 @@ from kb.pure.syncplan import Report
 # Another clone's push lands between our fetch and our push: try again this often.
 # Three clones syncing every second or two (tests/sync) needed at most 3 rounds.
 MAX_ROUNDS = 6
-# A kb writer holds a map's or a log's lock for milliseconds (kb.io.notewrite waits 10 s
-# for one itself); longer means something is wrong, and the sync is better stopped.
+# A kb writer holds a map's or a log's lock for milliseconds; ten seconds means something is
+# wrong, and the sync is better stopped (and run again) than left waiting.
 FILE_LOCK_WAIT_S = 10.0
 SYNC_LOCK_NAME = "kb-sync.lock"
 
