@@ -3,7 +3,7 @@
 
 PYTHON ?= python
 
-.PHONY: test nightly stress fuzz bench scale
+.PHONY: test nightly stress fuzz bench scale sync-long
 
 test:
 	$(PYTHON) -m pytest -q
@@ -16,6 +16,11 @@ stress:
 
 fuzz:
 	KB_STRESS=nightly $(PYTHON) -m pytest -q -p no:cacheprovider tests/fuzz --hypothesis-profile=nightly
+
+# Three clones writing, refusing and syncing through one bare remote for four minutes
+# (tests/sync/test_three_clones.py; CI runs 20 s of it). Prints the counts it checked.
+sync-long:
+	KB_SYNC_LONG=1 $(PYTHON) -m pytest -q -s -p no:cacheprovider tests/sync/test_three_clones.py
 
 bench:
 	$(PYTHON) benchmarks/route.py --work /tmp/kbw

@@ -103,3 +103,18 @@ def update(path: Path, record: Record, fold: Fold, wait_s: float) -> str | None:
     except OSError as e:
         return f"could not write {path} or defer to {pending_dir(path)}: {e.strerror or e}"
     return None
+
+
+def fold_pending(path: Path, fold: Fold) -> int:
+    """Fold every pending record of `path` into the log and remove them; how many. The
+    caller holds the log's lock (as `kb sync` does before it commits the log)."""
+    waiting = pending(path)
+    if not waiting:
+        return 0
+    write_atomic(path, fold(read_or_empty(path), [r for _, r in waiting]))
+    for file, _ in waiting:
+        try:
+            file.unlink()
+        except FileNotFoundError:
+            pass
+    return len(waiting)

@@ -19,6 +19,7 @@ Rules of this module (workflow-verbs.md §2):
     E09 broken record         error    `sources/{file}`, line 0
     W08 .gitignore gap        warning  `.gitignore`, line 0
     E10 private names nothing error    `agent.txt`, line 0 (once per entry)
+    E11 conflict marker       error    the file, each `<<<<<<<`, `|||||||` or `>>>>>>>` line
   Retired codes (E03 no map, E07, W02 map entry without keys) are never emitted.
 - Links are not checked in `templates/` (its links are placeholders); every other check is.
 - E02/W06/W07 skip exactly the files `kb index` counts as exempt: one predicate,
@@ -240,6 +241,31 @@ def reach_findings(map_rel: str | None, rel: str, text: str) -> list[Finding]:
             )
         )
     return out
+
+
+CONFLICT_MARKS = ("<" * 7, "|" * 7, ">" * 7)  # git's markers; `=======` alone is a heading rule
+CONFLICT_MESSAGE = (
+    "merge conflict marker: git left two versions of a passage here, between `<<<<<<<` and "
+    "`>>>>>>>`, and a question can be answered from either. Keep the right text, delete the "
+    "marker lines and the `=======` between them, then commit"
+)
+
+
+def _is_conflict_mark(line: str) -> bool:
+    mark = line[:7]
+    return mark in CONFLICT_MARKS and (len(line) == 7 or line[7] in " \t\r")
+
+
+def conflict_findings(rel: str, text: str) -> list[Finding]:
+    """E11: a line git writes around a conflict it could not merge (`kb sync` stops before
+    it would, but a hand-run `git pull` does not)."""
+    if not any(m in text for m in CONFLICT_MARKS):  # most files: skip the line scan
+        return []
+    return [
+        _error(rel, n, "E11", CONFLICT_MESSAGE)
+        for n, line in enumerate(lines_of(text), start=1)
+        if _is_conflict_mark(line)
+    ]
 
 
 def is_note(knowledge: str | None, rel: str) -> bool:
@@ -494,6 +520,7 @@ def check_base(facts: BaseFacts) -> list[Finding]:
         out += link_findings(rel, text, by_stem)
         out += dash_checks(rel, text)
         out += reach_findings(facts.map_rel, rel, text)
+        out += conflict_findings(rel, text)
         found, keys = citation_findings(rel, text, by_key, successors)
         out += found
         cited |= keys

@@ -413,3 +413,26 @@ class DoctorInput:
     path: str = "."
     settings: str | None = field(default=None, kw_only=True)
     all: bool = field(default=False, kw_only=True)
+
+
+@frozen
+class MergeDriverInput:
+    """`kb merge-driver <kind> <base> <ours> <theirs> [path]`: what git passes a merge
+    driver (%O %A %B %P). The kind is checked by the run function, which names the legal
+    ones."""
+
+    kind: str
+    base: str
+    ours: str
+    theirs: str
+    path: str | None = None
+
+
+@frozen
+class SyncInput:
+    """`kb sync [fleet] [--remote R] [--all]`. Flags are keyword-only, so a stray second
+    positional is refused instead of becoming the remote."""
+
+    fleet: str = "."
+    remote: str | None = field(default=None, kw_only=True)
+    all: bool = field(default=False, kw_only=True)

@@ -6,7 +6,9 @@ the SDK's: its `tools/list` and `tools/call` handlers hand every request to the 
 server's `Server.handle`, which dispatches to kb.shell.mcp_tools.TOOLS. One tool table, one
 dispatcher, one open Memory: a question gets the same text and the same structured content
 over either transport. `initialize` is the SDK's, fed the stdio server's capabilities and
-instructions; it negotiates the version by the rule and the list the stdio server uses.
+instructions; it negotiates the version by the rule and the list the stdio server uses. The
+Memory is held by a LiveMemory (kb.io.live): a note written, or pulled by `kb sync`, while the
+server runs is seen at the next call, re-validated by stat, without a restart.
 
 Guarding (decided in kb.pure.httpguard): the socket is bound to 127.0.0.1 and nothing else
 (there is no flag for another address), a request with a foreign Origin gets 403, and one
@@ -30,6 +32,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
+from kb.io.live import LiveMemory
 from kb.io.memory import Memory, OpenError
 from kb.pure.httpguard import LOCAL_HOSTS, origin_allowed, refusal
 from kb.pure.mcptext import INSTRUCTIONS
@@ -95,7 +98,7 @@ class Guard:
         await response(scope, receive, send)
 
 
-def build_app(memory: Memory, top: int, token: str) -> ASGIApp:
+def build_app(live: LiveMemory, top: int, token: str) -> ASGIApp:
     import mcp_types
     from mcp.server.lowlevel.server import NotificationOptions, Server
     from mcp.server.transport_security import TransportSecuritySettings
@@ -115,7 +118,7 @@ def build_app(memory: Memory, top: int, token: str) -> ASGIApp:
         ) -> mcp_types.ServerCapabilities:
             return mcp_types.ServerCapabilities.model_validate(CAPABILITIES)
 
-    dispatcher = Dispatcher(memory, top)
+    dispatcher = Dispatcher(live.memory, top, live)
 
     async def list_tools(_ctx: Any, _params: Any) -> mcp_types.ListToolsResult:
         return mcp_types.ListToolsResult.model_validate(tools_list())
@@ -192,7 +195,8 @@ def serve_http(
     except OpenError as e:
         err.write(f"kb serve: {e}\n")
         return 1
-    with memory:
+    live = LiveMemory(memory)
+    try:
         try:
             sock = listen(port)
         except OSError as e:
@@ -208,7 +212,7 @@ def serve_http(
         import uvicorn
 
         config = uvicorn.Config(
-            build_app(memory, top, token), log_level="warning", access_log=False, lifespan="on"
+            build_app(live, top, token), log_level="warning", access_log=False, lifespan="on"
         )
         # uvicorn shuts down gracefully on SIGINT/SIGTERM, then raises the signal again with
         # the handler it found; these handlers turn that into a clean exit 0.
@@ -222,4 +226,6 @@ def serve_http(
                 signal.signal(sig, handler)
             sock.close()
         err.write("kb serve: stopped\n")
+    finally:
+        live.close()
     return 0

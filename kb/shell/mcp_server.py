@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
+from kb.io.live import LiveMemory
 from kb.io.memory import Memory, OpenError
 from kb.pure.mcptext import INSTRUCTIONS
 from kb.shell.mcp_tools import BY_TOOL, TOOLS, ToolError
@@ -114,9 +115,17 @@ def initialize_result(requested: Any) -> dict[str, Any]:
 
 
 class Server:
-    def __init__(self, memory: Memory, top: int) -> None:
-        self.memory = memory
+    """Answers MCP messages from one open Memory; given a LiveMemory, from whatever it holds
+    at each call (the fleet opened again when the disk changed, kb.io.live)."""
+
+    def __init__(self, memory: Memory, top: int, live: LiveMemory | None = None) -> None:
+        self._memory = memory
+        self.live = live
         self.top = top
+
+    @property
+    def memory(self) -> Memory:
+        return self.live.current() if self.live is not None else self._memory
 
     def handle(self, message: Any) -> dict[str, Any] | None:
         """One reply for one message, or None for a notification."""
@@ -210,10 +219,11 @@ def serve(
     except OpenError as e:
         stderr.write(f"kb serve: {e}\n")
         return 1
-    with memory:
+    live = LiveMemory(memory)
+    try:
         stderr.write(banner(memory, include_private, "stdio."))
         stderr.flush()
-        server = Server(memory, top)
+        server = Server(memory, top, live)
         # Bytes, when the stream has them: a line that is not UTF-8 is then a parse error
         # like any other, not a UnicodeDecodeError out of the loop (how a text stdin decodes
         # depends on the locale).
@@ -226,6 +236,8 @@ def serve(
                 stdout.flush()
             except OSError:
                 return 1
+    finally:
+        live.close()
     return 0
 
 

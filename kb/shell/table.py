@@ -379,6 +379,22 @@ COMMANDS += (
         "kb.shell.doctorverb:doctor",
         summary="Check a setup: the fleet, its indexes, model commands, hooks and MCP config.",
     ),
+    Command(
+        "sync",
+        ("kb sync [fleet] [--remote R] [--all]",),
+        "SyncInput",
+        "kb.shell.syncverbs:sync",
+        summary="Commit kb's own files, rebase onto the remote, push, re-index what changed.",
+    ),
+    Command(
+        "merge-driver",
+        ("kb merge-driver <map|misses|log> <base> <ours> <theirs> [path]",),
+        "MergeDriverInput",
+        "kb.shell.syncverbs:merge_driver",
+        needs="kb: merge-driver needs a kind (map, misses or log) and the files git passes:"
+        " %O %A %B",
+        summary="Merge one of kb's own files for git (run by git, set up by kb sync).",
+    ),
 )
 
 BY_NAME: dict[str, Command] = {c.name: c for c in COMMANDS}
@@ -389,7 +405,7 @@ USAGE_ORDER = (
     "check", "index", "list", "route", "answer", "remember", "init", "write", "source",
     "sources", "fleet", "blocks", "eval", "commit", "boot", "ingest", "promote", "consolidate",
     "handoff", "ui", "capture", "serve", "misses", "misroute", "misroutes", "abstentions",
-    "panel", "rejections", "links", "graph",
+    "panel", "rejections", "links", "graph", "sync", "merge-driver",
 )
 
 
@@ -400,7 +416,8 @@ def usage_text() -> str:
         lines.extend(f"  {u}" for u in c.usage)
     lines += [
         "",
-        "Every verb reads plain markdown folders; nothing leaves this machine.",
+        "Every verb reads plain markdown folders; nothing leaves this machine but what",
+        "`kb sync` pushes to your own git remote.",
         f"Docs: {DOCS_URL}",
     ]
     return "\n".join(lines) + "\n"

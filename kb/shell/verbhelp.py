@@ -159,6 +159,43 @@ HELP: dict[str, VerbHelp] = {
             (2, "the command line is wrong, or --settings names no file"),
         ),
     ),
+    "sync": VerbHelp(
+        (_i("[fleet]", "the fleet's git checkout; default .", "fleet"),),
+        (
+            _i(
+                "--remote R",
+                "the git remote to pull from and push to; default the branch's",
+                "remote",
+            ),
+            _i("--all", "re-index the private layer too after the pull", "all"),
+        ),
+        ("kb sync", "kb sync ~/fleet --remote origin"),
+        (
+            (0, "in step with the remote: kb's files committed, rebased, pushed, re-indexed"),
+            (1, "offline, no remote, a note in conflict (named, the rebase undone), or git failed"),
+            USAGE_2,
+        ),
+    ),
+    "merge-driver": VerbHelp(
+        (
+            _i(
+                "<map|misses|log>",
+                "which of kb's files: MAP.md, kb-misses.txt, a counted log",
+                "kind",
+            ),
+            _i("<base>", "the common ancestor's copy (git's %O)", "base"),
+            _i("<ours>", "our copy, where the merge is written (git's %A)", "ours"),
+            _i("<theirs>", "their copy (git's %B)", "theirs"),
+            _i("[path]", "the file's path in the repository, for messages (git's %P)", "path"),
+        ),
+        (),
+        ("kb merge-driver map %O %A %B %P",),
+        (
+            (0, "merged cleanly into <ours>"),
+            (1, "a conflict git must show the person (written into <ours> with markers)"),
+            (2, "an unknown kind, or a file that cannot be read"),
+        ),
+    ),
     "commit": VerbHelp(
         (_i("<path>...", "the paths to commit, and only these", "paths"),),
         (_i("-m, --message TEXT", "the commit message (required)", "message"),),

@@ -96,6 +96,9 @@ LEFT_OUT = {
     # in the private layer are withheld there without --all).
     "blocks": "prints the files its own blocks.txt names; served through boot and the "
     "reading room, which are checked",
+    "sync": "commits kb's own logs and maps through git and prints their paths; it is git's "
+    "replication of the caller's own checkout, not a served view of the fleet",
+    "merge-driver": "merges the three files git hands it into the second; reads no fleet",
 }
 
 

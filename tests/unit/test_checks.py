@@ -156,3 +156,25 @@ def test_cross_base_hint_ignores_ascii_case_and_the_home_base() -> None:
     assert with_cross_base_hint([accented], "home", [("x", frozenset({"\u00e9t\u00e9"}))]) == [
         accented
     ]
+
+
+def test_conflict_markers_are_e11_on_each_marker_line() -> None:
+    text = (
+        "# Backups\n\n" + KEYS + "\n<<<<<<< HEAD\nours\n||||||| base\nold\n=======\ntheirs\n"
+        ">>>>>>> 1a2b3c4 (note b)\n>>>>>>>\n"
+    )
+    found = check_base(facts(("MAP.md", text)))
+    assert [(f.code, f.line, f.level) for f in found if f.code == "E11"] == [
+        ("E11", 5, "error"),
+        ("E11", 7, "error"),
+        ("E11", 11, "error"),
+        ("E11", 12, "error"),
+    ]
+
+
+def test_lookalikes_of_conflict_markers_are_not_e11() -> None:
+    text = (
+        "# Title\n" + KEYS + "Heading\n=======\n<<<<<<<< eight\n>>>>>>>x\n  <<<<<<< indented\n"
+        "a <<<<<<< in a line\n"
+    )
+    assert "E11" not in codes(check_base(facts(("knowledge/a.md", text))))

@@ -1,0 +1,93 @@
+"""A Memory that notices the disk changed: what a long-running server answers from.
+
+`kb serve` opens the fleet once; a note written, a `kb sync` that pulled, a `kb index` run
+afterwards would otherwise stay invisible until a restart. Before a call, `LiveMemory.current`
+re-validates by stat: it walks the bases again (one `scandir` pass per base, stat only, no
+file read: kb.io.walk) and stats each base's index database, and when anything differs from
+what the open Memory was built from, it opens the fleet again (the header cache re-reads
+only the files whose stat changed) and closes the old one. A re-open that fails (a base
+half-way through a checkout) keeps the last good Memory and tries again at the next call.
+
+A walk is not free on a large fleet (measured: 0.30-0.43 s for 20,248 files in one base on a
+loaded 2-core machine, 2 ms for the example fleet), so a check is skipped while less than
+RECHECK_FACTOR times the last check's own duration has passed: on a large fleet under load
+the server spends at most about a tenth of its time re-validating, and a small fleet is
+checked before nearly every call.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from kb.io.memory import Memory, OpenError, Scope
+from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
+
+RECHECK_FACTOR = 10.0
+INDEX_FILES = ("index.db", "index.db-wal")
+
+Stamp = tuple[object, ...]
+
+
+def _index_stat(root: Path) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for name in INDEX_FILES:
+        try:
+            st = (root / ".kb" / name).stat()
+        except OSError:
+            out.append((-1, -1))
+            continue
+        out.append((st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+def _stamp(snapshots: tuple[BaseSnapshot, ...]) -> Stamp:
+    return tuple((snap, _index_stat(snap.root)) for snap in snapshots)
+
+
+def stamp_of(memory: Memory) -> Stamp:
+    """What `memory` was built from, as a walk today would see it unchanged."""
+    return _stamp(tuple(b.snapshot for b in memory.bases))
+
+
+def stamp_on_disk(opened: tuple[str, ...], include_private: bool) -> Stamp:
+    """The same, read from the disk now (raises WalkError)."""
+    return _stamp(tuple(discover(g, include_private) for g in expand_roots(list(opened))))
+
+
+class LiveMemory:
+    """Holds one open Memory and replaces it when the fleet on disk changed."""
+
+    def __init__(self, memory: Memory, clock: Callable[[], float] = time.monotonic) -> None:
+        self.memory = memory
+        self._clock = clock
+        self._stamp = stamp_of(memory)
+        self._next_check = 0.0
+        self.reopened = 0  # how many times the fleet was opened again (tests read it)
+
+    @property
+    def include_private(self) -> bool:
+        return self.memory.scope is Scope.ALL
+
+    def current(self) -> Memory:
+        """The open Memory, opened again first when the disk changed since."""
+        now = self._clock()
+        if now < self._next_check:
+            return self.memory
+        try:
+            seen = stamp_on_disk(self.memory.opened, self.include_private)
+            if seen != self._stamp:
+                fresh = Memory.open(self.memory.opened, all=self.include_private)
+                old, self.memory = self.memory, fresh
+                old.close()
+                self._stamp = stamp_of(fresh)
+                self.reopened += 1
+        except (WalkError, OpenError, OSError):
+            pass  # half-way through a change: keep answering from the last good open
+        spent = self._clock() - now
+        self._next_check = self._clock() + spent * RECHECK_FACTOR
+        return self.memory
+
+    def close(self) -> None:
+        self.memory.close()

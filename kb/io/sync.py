@@ -1,0 +1,532 @@
+"""`kb sync` through the real git binary: commit kb's own files, rebase onto the remote,
+push, and re-index what the pull changed. Every decision is kb.pure.syncplan's.
+
+One run, in order:
+1. Find the repository, its branch and the remote (`--remote`, else the branch's upstream,
+   else the only remote). No repository, no branch, no remote: one line, nothing written.
+2. Set up, every run (each step is skipped when already done): `.gitattributes` and
+   `.git/info/attributes` name kb's drivers, `.git/info/exclude` lists `.kb/` and kb's
+   transient files, and this repository's git config points each driver at
+   `<this python> -m kb.shell.main merge-driver`.
+3. Fetch the remote branch. Unreachable: one line, exit 1; nothing is committed yet.
+4. Under the tree lock (`.git/kb-tree.lock`, also taken by `kb commit`) and the lock of every
+   kb file a writer rewrites (each base's `MAP.md.lock`, each log's `.lock`), so no kb
+   writer changes them mid-rebase: fold the records writers deferred into their logs,
+   commit kb's own files, and rebase onto the fetched branch with `--autostash` (git runs
+   kb's merge drivers for kb's files during the rebase). A conflict the drivers do not
+   settle (a note, or a map a person edited on both sides) aborts the rebase: the branch,
+   the working tree and the index are as they were before it, and the one line names the
+   files. Writers wait (`kb write`) or defer their records (the logs) meanwhile; the locks
+   are held for this local step only, never across the network.
+   Each counted log both sides changed is also merged here from the merge base, sides
+   kept apart, and the rebase's result put right when it differs: git takes two identical
+   texts as one without running the driver, which would count one machine's refusals once
+   for two machines.
+5. Re-index the bases whose files the pull changed (`kb index` on them).
+6. Push (never forced). When the push is refused because the remote moved since step 3,
+   start again at step 3, at most MAX_ROUNDS times.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import secrets
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from attrs import frozen
+
+from kb.io import misslog, rejectlog, routelogs
+from kb.io.atomic import write_atomic
+from kb.io.deferred import Fold, fold_pending
+from kb.io.git import LOCK_BACKOFF_MS, TREE_LOCK_NAME, TREE_LOCK_WAIT_S
+from kb.io.indexer import IndexFailure, index_bases
+from kb.io.lockfile import LockBusy, lock_path, read_or_empty, release_lock, take_lock
+from kb.io.walk import WalkError, expand_roots
+from kb.pure import misslog as pure_misslog
+from kb.pure import rejections, syncplan
+from kb.pure import routelogs as pure_routelogs
+from kb.pure.merge import merge_counts
+from kb.pure.names import printable
+from kb.pure.syncplan import Report
+
+# Another clone's push lands between our fetch and our push: try again this often. Three
+# clones each syncing every 0.5-3 s on a loaded 2-core box (tests/sync, long form) ran out of
+# six tries in 3 syncs of 40; the next sync carried on, and nothing was lost.
+MAX_ROUNDS = 6
+# A kb writer holds a map's or a log's lock for milliseconds; ten seconds means something is
+# wrong, and the sync is better stopped (and run again) than left waiting.
+FILE_LOCK_WAIT_S = 10.0
+SYNC_LOCK_NAME = "kb-sync.lock"
+
+# The logs whose writers defer a record when their lock is busy (kb.io.deferred), and how
+# each folds its records in. The alias-rejection log is rewritten whole, never deferred.
+FOLDS: dict[str, Fold] = {
+    pure_misslog.LOG_NAME: misslog._fold,
+    pure_routelogs.MISROUTES_NAME: routelogs._fold_misroutes,
+    pure_routelogs.ABSTENTIONS_NAME: routelogs._fold_abstentions,
+    rejections.LOG_NAME: rejectlog._fold,
+}
+
+
+class SyncFailure(Exception):
+    """One line for stderr (without `kb: `): the sync stopped, and nothing was lost."""
+
+
+@frozen
+class Synced:
+    report: Report
+    index_error: str | None = None
+
+
+@frozen
+class _Repo:
+    top: Path
+    git_dir: Path
+    fleet: Path  # the fleet directory as given, resolved
+    fleet_rel: str  # relative to `top`, `.` for the top itself
+
+
+def _run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    # KB_COMMIT: a fleet's pre-commit hook refuses raw commits without it. No prompt: a
+    # remote that wants a password is an unreachable remote here, not a hung sync.
+    env = {**os.environ, "KB_COMMIT": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_EDITOR": "true"}
+    for delay in (*LOCK_BACKOFF_MS, None):
+        proc = subprocess.run(
+            ["git", "-C", str(repo), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            encoding="utf-8",
+            errors="surrogateescape",
+        )
+        if proc.returncode == 0 or "index.lock" not in proc.stderr or delay is None:
+            return proc
+        time.sleep(delay / 1000)
+    raise AssertionError("unreachable")
+
+
+def _last_line(proc: subprocess.CompletedProcess[str]) -> str:
+    """git's own reason in one line: its first `fatal:` or `error:` line, else its last."""
+    lines = [x.strip() for x in (proc.stderr or proc.stdout).splitlines() if x.strip()]
+    said = [x for x in lines if not x.startswith("hint:")]
+    fatal = next((x for x in said if x.startswith(("fatal:", "error:"))), None)
+    detail = fatal.split(":", 1)[1].strip() if fatal else (said[-1] if said else "")
+    return printable(detail) or f"git exited {proc.returncode}"
+
+
+def _git(repo: Path, *args: str) -> str:
+    proc = _run(repo, *args)
+    if proc.returncode != 0:
+        raise SyncFailure(f"git {args[0]} failed: {_last_line(proc)}")
+    return proc.stdout
+
+
+def _ref(repo: Path, ref: str) -> str | None:
+    proc = _run(repo, "rev-parse", "-q", "--verify", ref + "^{commit}")
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def _is_ancestor(repo: Path, older: str, newer: str) -> bool:
+    return _run(repo, "merge-base", "--is-ancestor", older, newer).returncode == 0
+
+
+# -- where ----------------------------------------------------------------------------------
+
+
+def _repo(fleet: str) -> _Repo:
+    path = Path(fleet)
+    if not path.is_dir():
+        raise SyncFailure(f"cannot sync {printable(fleet)}: no such directory")
+    proc = _run(path, "rev-parse", "--show-toplevel", "--absolute-git-dir")
+    if proc.returncode != 0:
+        raise SyncFailure(
+            f"{printable(fleet)} is not inside a git repository; kb sync replicates a fleet "
+            "through git (docs/deploy.md)"
+        )
+    top, git_dir = proc.stdout.strip().split("\n")[:2]
+    resolved = path.resolve()
+    rel = os.path.relpath(resolved, Path(top).resolve()).replace(os.sep, "/")
+    return _Repo(Path(top), Path(git_dir), resolved, rel)
+
+
+def _busy_with(repo: _Repo) -> str | None:
+    for name, what in (
+        ("rebase-merge", "a rebase"),
+        ("rebase-apply", "a rebase"),
+        ("MERGE_HEAD", "a merge"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ):
+        if (repo.git_dir / name).exists():
+            return what
+    return None
+
+
+def _upstream(repo: _Repo, remote: str | None) -> tuple[str, str, bool]:
+    """(remote, remote branch, whether the branch already has an upstream)."""
+    branch = _run(repo.top, "symbolic-ref", "-q", "--short", "HEAD").stdout.strip()
+    if not branch:
+        raise SyncFailure("HEAD is detached; kb sync works on a branch, so check one out first")
+    remotes = _git(repo.top, "remote").split()
+    if not remotes:
+        raise SyncFailure(
+            f"{printable(str(repo.top))} has no remote to sync with; add one "
+            "(git remote add origin <url>) and run kb sync again"
+        )
+    configured = _run(repo.top, "config", "--get", f"branch.{branch}.remote").stdout.strip()
+    merge = _run(repo.top, "config", "--get", f"branch.{branch}.merge").stdout.strip()
+    if remote is not None and remote not in remotes:
+        raise SyncFailure(
+            f"no remote named {printable(remote)}; this repository has: {', '.join(remotes)}"
+        )
+    chosen = remote or configured or (remotes[0] if len(remotes) == 1 else "")
+    if not chosen:
+        raise SyncFailure(
+            f"branch {branch} has no upstream and this repository has several remotes "
+            f"({', '.join(remotes)}); name one: kb sync --remote <name>"
+        )
+    tracked = configured == chosen and merge.startswith("refs/heads/")
+    remote_branch = merge[len("refs/heads/") :] if tracked else branch
+    return chosen, remote_branch, bool(configured)
+
+
+# -- set-up ---------------------------------------------------------------------------------
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    if read_or_empty(path) == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, text)
+    return True
+
+
+def _set_up(repo: _Repo, python: str) -> bool:
+    """Write what is missing of the drivers' set-up; whether anything was."""
+    changed = False
+    attributes = repo.top / syncplan.ATTRIBUTES_NAME
+    changed |= _write_if_changed(attributes, syncplan.with_attributes(read_or_empty(attributes)))
+    local = repo.git_dir / "info" / "attributes"
+    changed |= _write_if_changed(local, syncplan.with_attributes(read_or_empty(local)))
+    exclude = repo.git_dir / "info" / "exclude"
+    changed |= _write_if_changed(exclude, syncplan.with_excludes(read_or_empty(exclude)))
+    for key, value in syncplan.driver_settings(python):
+        if _run(repo.top, "config", "--local", "--get", key).stdout.rstrip("\n") != value:
+            _git(repo.top, "config", "--local", key, value)
+            changed = True
+    return changed
+
+
+# -- locks ----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _holding(locks: Sequence[tuple[Path, float]]) -> Iterator[None]:
+    """Take every lock in the order given (the same order every time: no two syncs can wait
+    on each other), or none: a busy one releases those taken and stops the sync."""
+    held: list[tuple[Path, int]] = []
+    try:
+        for lock, wait_s in locks:
+            try:
+                held.append((lock, take_lock(lock, wait_s)))
+            except LockBusy as e:
+                raise SyncFailure(f"{e}; nothing was changed, run kb sync again") from e
+        yield
+    finally:
+        for lock, fd in reversed(held):
+            release_lock(lock, fd)
+
+
+@contextlib.contextmanager
+def _alone(repo: _Repo) -> Iterator[None]:
+    """One `kb sync` at a time in a repository: a second one stops at once."""
+    lock = repo.git_dir / SYNC_LOCK_NAME
+    try:
+        fd = take_lock(lock, 0.0)
+    except LockBusy as e:
+        raise SyncFailure(
+            f"another kb sync is running in this repository ({lock}); let it finish"
+        ) from e
+    try:
+        yield
+    finally:
+        release_lock(lock, fd)
+
+
+def _bases(repo: _Repo) -> list[tuple[str, Path]]:
+    try:
+        roots = expand_roots([str(repo.fleet)])
+    except WalkError as e:
+        raise SyncFailure(str(e)) from e
+    return [(Path(r).resolve().name, Path(r).resolve()) for r in roots]
+
+
+def _kb_files(repo: _Repo, bases: Sequence[tuple[str, Path]]) -> tuple[list[Path], list[Path]]:
+    """(maps, logs): every path a kb writer may rewrite in the fleet, present or not."""
+    listed = _git(
+        repo.top,
+        "ls-files",
+        "-z",
+        "--cached",
+        "--others",
+        "--exclude-standard",
+        "--",
+        repo.fleet_rel,
+    )
+    known = [repo.top / p for p in listed.split("\0") if p]
+    maps = {root / syncplan.MAP_NAME for _, root in bases}
+    maps |= {p for p in known if syncplan.is_map(p.name)}
+    logs = {repo.fleet / name for name in syncplan.OWN_LOGS}
+    logs |= {root / "kb-misses.txt" for _, root in bases}
+    logs |= {p for p in known if syncplan.is_own_log(p.name)}
+    return sorted(maps), sorted(logs)
+
+
+# -- the local step -------------------------------------------------------------------------
+
+
+def _machine() -> str:
+    return platform.node() or "this machine"
+
+
+def _committed_text(repo: _Repo, rel: str) -> str:
+    proc = _run(repo.top, "show", f"HEAD:{rel}")
+    return proc.stdout if proc.returncode == 0 else ""
+
+
+def _commit_own(repo: _Repo) -> tuple[list[str], list[str]]:
+    """Commit kb's own changed files; (committed, maps left for the person)."""
+    status = syncplan.parse_status(
+        _git(repo.top, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".")
+    )
+    fleet = repo.fleet_rel.rstrip("/")
+    own: list[str] = []
+    left: list[str] = []
+    for entry in status:
+        rel = entry.path
+        inside = fleet in ("", ".") or rel == fleet or rel.startswith(fleet + "/")
+        if rel == syncplan.ATTRIBUTES_NAME:
+            now = read_or_empty(repo.top / rel)
+            if syncplan.is_kb_attributes_change(_committed_text(repo, rel), now):
+                own.append(rel)
+        elif not inside:
+            continue
+        elif syncplan.is_own_log(rel):
+            own.append(rel)
+        elif syncplan.is_map(rel) and entry.tracked:
+            now = read_or_empty(repo.top / rel)
+            if syncplan.is_kb_map_change(_committed_text(repo, rel), now):
+                own.append(rel)
+            else:
+                left.append(rel)
+    if own:
+        _git(repo.top, "add", "-A", "--", *own)
+        message = syncplan.commit_message(own, _machine(), secrets.token_hex(4))
+        _git(repo.top, "commit", "-q", "-m", message, "--", *own)
+    return own, left
+
+
+def _show(repo: _Repo, rev: str | None, rel: str) -> str:
+    if rev is None:
+        return ""
+    proc = _run(repo.top, "show", f"{rev}:{rel}")
+    return proc.stdout if proc.returncode == 0 else ""
+
+
+def _counted(repo: _Repo, head: str | None, tip: str) -> dict[str, str]:
+    """Each counted log both sides changed since they parted, merged as separate records
+    (kb.pure.merge.merge_counts), as the rebase should leave it: git takes two identical
+    sides as one without asking the driver, and drops a local commit whose change is already
+    upstream, and either would lose one side's count."""
+    if head is None:
+        return {}
+    proc = _run(repo.top, "merge-base", head, tip)
+    base = proc.stdout.strip() if proc.returncode == 0 else None
+    names: set[str] = set()
+    for rev in (head, tip):
+        listed = _git(repo.top, "ls-tree", "-r", "--name-only", "-z", rev)
+        names |= {p for p in listed.split("\0") if p and syncplan.is_own_log(p)}
+    out: dict[str, str] = {}
+    for rel in sorted(names):
+        was, mine, theirs = (_show(repo, rev, rel) for rev in (base, head, tip))
+        if mine == was or theirs == was:
+            continue  # one side alone changed it: git takes that side, which is right
+        # The rebase's sides: upstream is "ours", the commits replayed are "theirs".
+        merged = merge_counts(was, theirs, mine, rel)
+        if merged is not None:
+            out[rel] = merged.text
+    return out
+
+
+def _recount(repo: _Repo, counts: dict[str, str]) -> list[str]:
+    """Put right, and commit, each counted log the rebase left other than `counts` says."""
+    fixed = [rel for rel, text in counts.items() if read_or_empty(repo.top / rel) != text]
+    for rel in fixed:
+        write_atomic(repo.top / rel, counts[rel])
+    if fixed:
+        _git(repo.top, "add", "--", *fixed)
+        message = syncplan.commit_message(fixed, _machine(), secrets.token_hex(4))
+        _git(repo.top, "commit", "-q", "-m", message, "--", *fixed)
+    return fixed
+
+
+def _rebase(repo: _Repo, onto: str, upstream: str) -> bool:
+    """Rebase onto `onto`; whether the autostash was kept in `git stash` (it did not apply).
+    A conflict aborts the rebase and raises SyncFailure naming the files."""
+    stash = _ref(repo.top, "refs/stash")
+    if _ref(repo.top, "HEAD") is None:  # an unborn branch: nothing to replay
+        _git(repo.top, "merge", "-q", "--ff-only", onto)
+        return False
+    proc = _run(repo.top, "rebase", "--autostash", onto)
+    if proc.returncode != 0:
+        unmerged = _run(repo.top, "diff", "--name-only", "-z", "--diff-filter=U").stdout
+        files = [p for p in unmerged.split("\0") if p]
+        if _busy_with(repo) is not None:
+            _run(repo.top, "rebase", "--abort")
+        if files:
+            raise SyncFailure(syncplan.conflict_line(files, upstream))
+        raise SyncFailure(
+            f"git rebase onto {printable(upstream)} failed: {_last_line(proc)}; "
+            "nothing was changed, your commits and files are as they were"
+        )
+    return _ref(repo.top, "refs/stash") != stash
+
+
+# -- one run --------------------------------------------------------------------------------
+
+
+def sync(fleet: str, remote: str | None, include_private: bool, python: str) -> Synced:
+    repo = _repo(fleet)
+    busy = _busy_with(repo)
+    if busy is not None:
+        raise SyncFailure(
+            f"{busy} is in progress in {printable(str(repo.top))}; finish it or abort it, "
+            "then run kb sync again"
+        )
+    chosen, remote_branch, has_upstream = _upstream(repo, remote)
+    upstream = f"{chosen}/{remote_branch}"
+    tracking = f"refs/remotes/{chosen}/{remote_branch}"
+    set_up = _set_up(repo, python)
+    bases = _bases(repo)
+    maps, logs = _kb_files(repo, bases)
+    locks = [(repo.git_dir / TREE_LOCK_NAME, TREE_LOCK_WAIT_S)]
+    locks += [(lock_path(p), FILE_LOCK_WAIT_S) for p in sorted({*maps, *logs})]
+
+    committed: list[str] = []
+    left: list[str] = []
+    pulled = changed = pushed = 0
+    reindexed: list[str] = []
+    index_error: str | None = None
+    stash_kept = False
+    with _alone(repo):
+        for _round in range(MAX_ROUNDS):
+            tip = _fetch(repo, chosen, remote_branch, tracking, committed)
+            with _holding(locks):
+                for log in logs:
+                    fold = FOLDS.get(log.name)
+                    if fold is not None:
+                        fold_pending(log, fold)
+                mine, left = _commit_own(repo)
+                committed += [p for p in mine if p not in committed]
+                before = _ref(repo.top, "HEAD")
+                if tip is not None and (before is None or not _is_ancestor(repo.top, tip, before)):
+                    counts = _counted(repo, before, tip)
+                    stash_kept |= _rebase(repo, tip, upstream)
+                    committed += [p for p in _recount(repo, counts) if p not in committed]
+                after = _ref(repo.top, "HEAD")
+            if after is not None and after != before and tip is not None:
+                span = f"{before}..{tip}" if before is not None else tip
+                pulled += int(_git(repo.top, "rev-list", "--count", span).strip() or 0)
+                files = _git(repo.top, "diff", "--name-only", "-z", before or _EMPTY_TREE, after)
+                paths = [p for p in files.split("\0") if p]
+                changed += len(paths)
+                index_error = _reindex(repo, bases, paths, include_private, reindexed)
+            if after is None:
+                break  # nothing committed anywhere yet: nothing to push
+            ahead_span = f"{tip}..{after}" if tip is not None else after
+            ahead = int(_git(repo.top, "rev-list", "--count", ahead_span).strip() or 0)
+            if ahead == 0:
+                break
+            args = ["push", "-q"] + ([] if has_upstream else ["--set-upstream"])
+            proc = _run(repo.top, *args, chosen, f"HEAD:refs/heads/{remote_branch}")
+            if proc.returncode == 0:
+                pushed += ahead
+                has_upstream = True
+                break
+            if _remote_tip(repo, chosen, remote_branch) == tip:
+                raise SyncFailure(
+                    f"cannot push to {printable(chosen)}: {_last_line(proc)}; your commits "
+                    "are safe here, run kb sync again"
+                )
+        else:
+            raise SyncFailure(
+                f"{printable(upstream)} kept moving while kb sync pushed ({MAX_ROUNDS} tries); "
+                "your commits are safe here, run kb sync again"
+            )
+    report = Report(
+        where=str(repo.top),
+        upstream=upstream,
+        set_up=set_up,
+        committed=tuple(committed),
+        left=tuple(left),
+        pulled=pulled,
+        changed=changed,
+        reindexed=tuple(reindexed),
+        pushed=pushed,
+        stash_kept=stash_kept,
+    )
+    return Synced(report, index_error)
+
+
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
+
+
+def _remote_tip(repo: _Repo, remote: str, branch: str) -> str | None:
+    proc = _run(repo.top, "ls-remote", "--heads", remote, f"refs/heads/{branch}")
+    if proc.returncode != 0:
+        return None
+    line = proc.stdout.strip().split("\n")[0]
+    return line.split("\t")[0] if line else None
+
+
+def _fetch(
+    repo: _Repo, remote: str, branch: str, tracking: str, committed: Sequence[str]
+) -> str | None:
+    """The remote branch's tip after fetching it; None when the remote has no such branch."""
+    proc = _run(repo.top, "fetch", "-q", remote, f"+refs/heads/{branch}:{tracking}")
+    if proc.returncode == 0:
+        return _ref(repo.top, tracking)
+    probe = _run(repo.top, "ls-remote", "--heads", remote, f"refs/heads/{branch}")
+    if probe.returncode == 0 and not probe.stdout.strip():
+        return None  # reachable, and the branch is not there yet: the first push makes it
+    kept = "; your commits are safe here" if committed else ""
+    raise SyncFailure(
+        f"cannot reach {printable(remote)}: {_last_line(proc)}{kept}; nothing was lost, "
+        "run kb sync again when it is back"
+    )
+
+
+def _reindex(
+    repo: _Repo,
+    bases: Sequence[tuple[str, Path]],
+    changed: Sequence[str],
+    include_private: bool,
+    done: list[str],
+) -> str | None:
+    top = repo.top.resolve()
+    rels = [(name, os.path.relpath(root, top).replace(os.sep, "/")) for name, root in bases]
+    names = syncplan.touched_bases(rels, changed)
+    roots = [str(root) for name, root in bases if name in names]
+    if not roots:
+        return None
+    try:
+        index_bases(roots, include_private)
+    except IndexFailure as e:
+        return f"synced, but re-indexing failed: {e}; run kb index"
+    done.extend(n for n in names if n not in done)
+    return None

@@ -1,0 +1,36 @@
+"""What `kb sync` prints (kb.pure.syncplan), as golden files: a first sync that did
+everything, a quiet one, and the one line of a conflict kb does not merge. The real runs
+that produce these lines are tests/sync/test_sync_cli.py."""
+
+from __future__ import annotations
+
+from kb.pure.syncplan import Report, conflict_line, report_text
+from tests.conftest import check_golden
+
+FIRST = Report(
+    where="/home/ana/fleet",
+    upstream="origin/main",
+    set_up=True,
+    committed=("fleet/ada/MAP.md", ".gitattributes", "kb-misses.txt"),
+    left=("fleet/bruno/MAP.md",),
+    pulled=2,
+    changed=3,
+    reindexed=("ada",),
+    pushed=2,
+)
+QUIET = Report("/home/ana/fleet", "origin/main", False, (), (), 0, 0, (), 0)
+STASHED = Report(
+    "/srv/fleet", "backup/trunk", False, ("kb-misses.txt",), (), 1, 1, ("bruno",), 1, True
+)
+
+
+def test_reports() -> None:
+    text = "".join(report_text(r) + "---\n" for r in (FIRST, QUIET, STASHED))
+    check_golden("sync/reports.txt", text)
+
+
+def test_conflict_lines() -> None:
+    one = conflict_line(["fleet/ada/knowledge/backups.md"], "origin/main")
+    many = conflict_line([f"fleet/ada/knowledge/n{i}.md" for i in range(8)], "origin/main")
+    assert "\n" not in one and "\n" not in many
+    check_golden("sync/conflicts.txt", one + "\n" + many + "\n")

@@ -1,0 +1,85 @@
+"""kb.io.live: a served Memory is opened again when the fleet on disk changed, at most as
+often as the re-validation's own cost allows, and a failed re-open keeps the last good one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb.io import live as live_module
+from kb.io.live import RECHECK_FACTOR, LiveMemory
+from kb.io.memory import Memory, OpenError
+from tests.conftest import EXAMPLE_FLEET, _copy
+
+
+class Clock:
+    """A clock that moves `step` seconds each time it is read."""
+
+    def __init__(self, step: float = 0.0) -> None:
+        self.now = 100.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def _note(fleet: Path, name: str) -> None:
+    path = fleet / "fleet" / "ada" / "knowledge" / f"{name}.md"
+    path.write_text(f"# Added\n\n**Search for:** `{name} ledger`\n\nA note added later.\n")
+
+
+def _rels(memory: Memory) -> set[str]:
+    return {e.rel for e in memory.entries}
+
+
+def test_reopens_only_when_the_disk_changed(tmp_path: Path) -> None:
+    fleet = _copy(EXAMPLE_FLEET, tmp_path / "fleet")
+    clock = Clock()
+    live = LiveMemory(Memory.open([str(fleet)]), clock=clock)
+    try:
+        first = live.current()
+        assert live.reopened == 0 and live.current() is first
+        _note(fleet, "wombat")
+        fresh = live.current()
+        assert live.reopened == 1 and fresh is not first
+        assert "knowledge/wombat.md" in _rels(fresh)
+        assert live.current() is fresh and live.reopened == 1  # unchanged since: no re-open
+    finally:
+        live.close()
+
+
+def test_checks_wait_for_their_own_cost(tmp_path: Path) -> None:
+    fleet = _copy(EXAMPLE_FLEET, tmp_path / "fleet")
+    clock = Clock(step=1.0)  # every check "costs" one second of this clock
+    live = LiveMemory(Memory.open([str(fleet)]), clock=clock)
+    try:
+        live.current()  # a check at 101 that took 1 s: the next is due RECHECK_FACTOR s later
+        _note(fleet, "wombat")
+        live.current()
+        assert live.reopened == 0
+        clock.now += RECHECK_FACTOR
+        assert "knowledge/wombat.md" in _rels(live.current()) and live.reopened == 1
+    finally:
+        live.close()
+
+
+def test_a_failed_reopen_keeps_the_last_good_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fleet = _copy(EXAMPLE_FLEET, tmp_path / "fleet")
+    live = LiveMemory(Memory.open([str(fleet)]), clock=Clock())
+    try:
+        kept = live.current()
+        _note(fleet, "wombat")
+
+        def broken(*_a: object, **_k: object) -> Memory:
+            raise OpenError("a base is half-way through a checkout")
+
+        monkeypatch.setattr(live_module.Memory, "open", broken)
+        assert live.current() is kept and live.reopened == 0
+        monkeypatch.undo()
+        assert "knowledge/wombat.md" in _rels(live.current()) and live.reopened == 1
+    finally:
+        live.close()
