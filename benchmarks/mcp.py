@@ -7,7 +7,8 @@ fleet (benchmarks/generate.py), sends raw JSON-RPC lines, and prints:
 - cold start: process start to the first `kb_route` reply (median of 5 starts);
 - warm round trip: p50/p95 of `kb_route` calls on one running server (`--calls` calls,
   questions cycled from generate.questions: half answerable, half refusals).
-The issue's goal: warm p95 <= 5 ms at 1,000 notes.
+Issue 15's goals: warm p95 <= 5 ms at 10,000 notes, refusals included, and no call over
+50 ms after the first (`warm max`; `--notes 10000`).
 """
 
 from __future__ import annotations

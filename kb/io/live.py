@@ -17,6 +17,7 @@ checked before nearly every call.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,9 @@ from kb.io.memory import Memory, OpenError, Scope
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
 
 RECHECK_FACTOR = 10.0
+# The shortest pause between two background walks: a small fleet (2 ms a walk) is looked at
+# five times a second, not hundreds.
+WATCH_FLOOR_S = 0.2
 INDEX_FILES = ("index.db", "index.db-wal")
 
 Stamp = tuple[object, ...]
@@ -57,24 +61,66 @@ def stamp_on_disk(opened: tuple[str, ...], include_private: bool) -> Stamp:
 
 
 class LiveMemory:
-    """Holds one open Memory and replaces it when the fleet on disk changed."""
+    """Holds one open Memory and replaces it when the fleet on disk changed.
 
-    def __init__(self, memory: Memory, clock: Callable[[], float] = time.monotonic) -> None:
+    With `watch`, the stat walk runs on a thread of its own and a call only reads what it
+    found: no call waits for a walk (issue 15: at 10,000 notes a walk is tens of
+    milliseconds, against a few for the question), and only the call after a real change
+    pays for the re-open. Without it (tests, one-shot callers) the call walks itself, at
+    most as often as RECHECK_FACTOR allows."""
+
+    def __init__(
+        self,
+        memory: Memory,
+        clock: Callable[[], float] = time.monotonic,
+        watch: bool = False,
+    ) -> None:
         self.memory = memory
         self._clock = clock
         self._stamp = stamp_of(memory)
         self._next_check = 0.0
         self.reopened = 0  # how many times the fleet was opened again (tests read it)
+        self._changed = threading.Event()
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+        if watch:
+            self._watcher = threading.Thread(target=self._watch, name="kb-live", daemon=True)
+            self._watcher.start()
 
     @property
     def include_private(self) -> bool:
         return self.memory.scope is Scope.ALL
 
+    def _watch(self) -> None:
+        """Walk the fleet by stat, again and again, waiting RECHECK_FACTOR times each walk's
+        cost (at least WATCH_FLOOR_S) between walks; flag a difference for the next call."""
+        opened, private = self.memory.opened, self.include_private
+        while not self._stop.is_set():
+            started = time.monotonic()
+            try:
+                if stamp_on_disk(opened, private) != self._stamp:
+                    self._changed.set()
+            except (WalkError, OSError):
+                pass  # half-way through a change: the next walk sees where it ended
+            spent = time.monotonic() - started
+            self._stop.wait(max(WATCH_FLOOR_S, spent * RECHECK_FACTOR))
+
     def current(self) -> Memory:
         """The open Memory, opened again first when the disk changed since."""
+        if self._watcher is not None:
+            if self._changed.is_set():
+                self._changed.clear()
+                self._reopen_if_changed()
+            return self.memory
         now = self._clock()
         if now < self._next_check:
             return self.memory
+        self._reopen_if_changed()
+        spent = self._clock() - now
+        self._next_check = self._clock() + spent * RECHECK_FACTOR
+        return self.memory
+
+    def _reopen_if_changed(self) -> None:
         try:
             seen = stamp_on_disk(self.memory.opened, self.include_private)
             if seen != self._stamp:
@@ -85,9 +131,9 @@ class LiveMemory:
                 self.reopened += 1
         except (WalkError, OpenError, OSError):
             pass  # half-way through a change: keep answering from the last good open
-        spent = self._clock() - now
-        self._next_check = self._clock() + spent * RECHECK_FACTOR
-        return self.memory
 
     def close(self) -> None:
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=5)
         self.memory.close()

@@ -195,7 +195,7 @@ def serve_http(
     except OpenError as e:
         err.write(f"kb serve: {e}\n")
         return 1
-    live = LiveMemory(memory)
+    live = LiveMemory(memory, watch=True)
     try:
         try:
             sock = listen(port)

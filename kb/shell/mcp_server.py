@@ -219,7 +219,7 @@ def serve(
     except OpenError as e:
         stderr.write(f"kb serve: {e}\n")
         return 1
-    live = LiveMemory(memory)
+    live = LiveMemory(memory, watch=True)
     try:
         stderr.write(banner(memory, include_private, "stdio."))
         stderr.flush()

@@ -83,3 +83,24 @@ def test_a_failed_reopen_keeps_the_last_good_memory(
         assert "knowledge/wombat.md" in _rels(live.current()) and live.reopened == 1
     finally:
         live.close()
+
+
+def test_a_watched_memory_sees_a_change_without_walking_on_the_call(tmp_path: Path) -> None:
+    """With `watch`, the walk runs on its own thread: a call before any change returns the
+    open Memory as it is, and the first call after the watcher saw a change re-opens."""
+    import time
+
+    fleet = _copy(EXAMPLE_FLEET, tmp_path / "fleet")
+    live = LiveMemory(Memory.open([str(fleet)]), watch=True)
+    try:
+        first = live.current()
+        assert live.current() is first and live.reopened == 0
+        _note(fleet, "wombat")
+        deadline = time.monotonic() + 30
+        while not live._changed.is_set() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        fresh = live.current()
+        assert live.reopened == 1 and "knowledge/wombat.md" in _rels(fresh)
+    finally:
+        live.close()
+    assert live._watcher is not None and not live._watcher.is_alive()
