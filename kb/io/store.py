@@ -90,14 +90,11 @@ CREATE TABLE IF NOT EXISTS headers (
     declared INTEGER NOT NULL DEFAULT 0, derivable INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS kw_vocab (
     word TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (word, path)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS kw_vocab_path ON kw_vocab (path);
 CREATE TABLE IF NOT EXISTS kw_second (
     word TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (word, path)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS kw_second_path ON kw_second (path);
 CREATE TABLE IF NOT EXISTS kw_parts (
     part TEXT NOT NULL, key TEXT NOT NULL, path TEXT NOT NULL,
     PRIMARY KEY (part, key, path)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS kw_parts_path ON kw_parts (path);
 CREATE TABLE IF NOT EXISTS kw_trigrams (
     tri TEXT NOT NULL, part TEXT NOT NULL, PRIMARY KEY (tri, part)) WITHOUT ROWID;
 """
@@ -506,7 +503,7 @@ class Store:
         vocab: list[tuple[str, str]] = []
         second: list[tuple[str, str]] = []
         parts: list[tuple[str, str, str]] = []
-        trigram_rows: set[tuple[str, str]] = set()
+        new_parts: set[str] = set()
         for f, h in fresh:
             if h.tokens is None:
                 continue
@@ -514,7 +511,9 @@ class Store:
             vocab += [(w, f.rel) for w in words.vocabulary]
             second += [(w, f.rel) for w in words.second]
             parts += [(part, key, f.rel) for part, key in words.parts]
-            trigram_rows.update((tri, part) for part, _ in words.parts for tri in trigrams(part))
+            new_parts.update(part for part, _ in words.parts)
+        # each distinct key word once (a common word is in hundreds of keys)
+        trigram_rows = {(tri, part) for part in new_parts for tri in trigrams(part)}
         paths = [(f.rel,) for f, _ in fresh]
         try:
             # Opportunistic, so it must not wait out a `kb index` holding the write lock:
@@ -523,14 +522,18 @@ class Store:
             with self.conn:
                 self.conn.execute("BEGIN IMMEDIATE")
                 if self._any_postings():
-                    for table in ("kw_vocab", "kw_second", "kw_parts"):
-                        self.conn.executemany(f"DELETE FROM {table} WHERE path = ?", paths)
+                    self._drop_postings([rel for (rel,) in paths])
                 self.conn.executemany(
                     "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
                 )
-                self.conn.executemany("INSERT OR IGNORE INTO kw_vocab VALUES (?,?)", vocab)
-                self.conn.executemany("INSERT OR IGNORE INTO kw_second VALUES (?,?)", second)
-                self.conn.executemany("INSERT OR IGNORE INTO kw_parts VALUES (?,?,?)", parts)
+                # In key order: a B-tree filled in order splits no page twice.
+                self.conn.executemany("INSERT OR IGNORE INTO kw_vocab VALUES (?,?)", sorted(vocab))
+                self.conn.executemany(
+                    "INSERT OR IGNORE INTO kw_second VALUES (?,?)", sorted(second)
+                )
+                self.conn.executemany(
+                    "INSERT OR IGNORE INTO kw_parts VALUES (?,?,?)", sorted(parts)
+                )
                 self.conn.executemany(
                     "INSERT OR IGNORE INTO kw_trigrams VALUES (?,?)", sorted(trigram_rows)
                 )
@@ -540,6 +543,38 @@ class Store:
         finally:
             with contextlib.suppress(sqlite3.Error):
                 self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+    def _drop_postings(self, rels: Sequence[str]) -> None:
+        """Delete the postings rows of these files, by primary key: the rows a file has are
+        exactly what its cached header's keys and tokens give (both are written in one
+        transaction), so no index on `path` is kept (three of them tripled a cold index's
+        writes). A row whose cache entry cannot be decoded is deleted by a scan."""
+        vocab: list[tuple[str, str]] = []
+        second: list[tuple[str, str]] = []
+        parts: list[tuple[str, str, str]] = []
+        scan: list[tuple[str]] = []
+        for i in range(0, len(rels), SQL_VARIABLES):
+            part = list(rels[i : i + SQL_VARIABLES])
+            marks = ",".join("?" * len(part))
+            for rel, parsed, tokens in self.conn.execute(
+                f"SELECT path, parsed, tokens FROM headers WHERE path IN ({marks})", part
+            ):
+                if tokens is None:
+                    continue  # a file without keys wrote no postings
+                decoded = _decode(parsed)
+                sets = _sets(decoded[0], tokens) if decoded is not None else None
+                if sets is None or decoded is None:
+                    scan.append((rel,))
+                    continue
+                words = postings_words(decoded[0], sets)
+                vocab += [(w, rel) for w in words.vocabulary]
+                second += [(w, rel) for w in words.second]
+                parts += [(p, k, rel) for p, k in words.parts]
+        self.conn.executemany("DELETE FROM kw_vocab WHERE word = ? AND path = ?", vocab)
+        self.conn.executemany("DELETE FROM kw_second WHERE word = ? AND path = ?", second)
+        self.conn.executemany("DELETE FROM kw_parts WHERE part = ? AND key = ? AND path = ?", parts)
+        for table in ("kw_vocab", "kw_second", "kw_parts"):
+            self.conn.executemany(f"DELETE FROM {table} WHERE path = ?", scan)
 
     def _any_postings(self) -> bool:
         """Whether any file has postings rows yet (a cold cache has none: its deletes are
@@ -1011,6 +1046,17 @@ def _stored(sets: TokenSets | None) -> str | None:
     if sets is None:
         return None
     return json.dumps([sets[2], sets[3], sets[4], sets[5]], ensure_ascii=False)
+
+
+def _sets(keys: tuple[str, ...], tokens: str) -> TokenSets | None:
+    """Token sets from a cache row's keys and `tokens` column; None when damaged."""
+    try:
+        title, stem, summary, norms = json.loads(tokens)
+        if len(norms) != len(keys):
+            return None
+        return sets_from_norms(keys, tuple(norms), tuple(title), tuple(stem), tuple(summary))
+    except (ValueError, TypeError):
+        return None
 
 
 def token_sets_of(h: FileHeader) -> TokenSets | None:
