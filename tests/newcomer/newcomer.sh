@@ -82,6 +82,9 @@ check serve-needs-extra 2 "^kb serve needs the MCP extra: pip install 'kb-fleet\
 check ui-needs-extra 2 "^kb ui needs the UI extra: pip install 'kb-fleet\[ui\]'$" "$kb" ui examples/fleet
 
 echo "== kb doctor on the example fleet"
+# The README's command indexed its own copy (../harbor); doctor looks at examples/fleet, as
+# the hook below does, so that copy is indexed first, as quickstart.md tells a newcomer to.
+"$kb" index examples/fleet >/dev/null
 # A hook as docs/hooks.md writes it, with this venv's kb by its absolute path.
 cat >settings.json <<EOF
 {"hooks": {"UserPromptSubmit": [{"hooks": [
