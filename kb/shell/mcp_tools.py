@@ -172,7 +172,9 @@ def _route_data(
         route_value(memory, answer, loss),
         served=served,
         runner_up=mcptext.has_runner_up(answer.keyword_hits),
-        shortfall=[] if served or memory.is_empty() else memory.shortfall(answer.confidence),
+        shortfall=[]
+        if served or memory.is_empty()
+        else memory.shortfall(answer.confidence, answer.question),
         results=results,
     )
 
@@ -216,7 +218,7 @@ def _refusal(memory: Memory, answer: Answer, loss: RecallLoss | None) -> str:
         return mcptext.empty_base_reply(len(memory.unreachable))
     return mcptext.no_match_reply(
         answer.question,
-        memory.shortfall(answer.confidence),
+        memory.shortfall(answer.confidence, answer.question),
         list(loss.looked_like) if loss else [],
     )
 

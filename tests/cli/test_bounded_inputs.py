@@ -114,3 +114,15 @@ def test_kb_fleet_names_the_person_base_only_with_all(example_fleet: Path) -> No
     finally:
         everything.close()
     assert person_root in shown
+
+
+def test_a_stopword_only_question_is_explained_as_such_over_mcp(example_fleet: Path) -> None:
+    """Issue 16, item 6, on the MCP surface: not a vocabulary miss, and not logged."""
+    server = Stdio(example_fleet)
+    try:
+        text = server.tool("kb_route", {"question": "the how of it"})
+    finally:
+        server.close()
+    assert "nothing was ranked" in text and "not logged as a miss" in text
+    assert "vocabulary miss" not in text
+    assert not (example_fleet / "misses.txt").exists()
