@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from kb.pure.fusion import Found, looks_stale, no_agreement
 from kb.pure.keyword import KeywordHit
 from kb.pure.listing import Row, row_line
+from kb.pure.plural import counted
 from kb.pure.remember import NOTICE, Remembered, evidence_lines
 from kb.pure.render import CHANGED_LABEL
 from kb.pure.verdict import Confidence
@@ -187,7 +188,9 @@ def list_reply(rows: Sequence[Row], limit: int) -> str:
             "was refused."
         )
     shown = rows[: max(limit, 1)]
-    text = f"{len(rows)} files. Nothing here is ranked.\n\n" + "\n".join(row_line(r) for r in shown)
+    text = f"{counted(len(rows), 'file')}. Nothing here is ranked.\n\n" + "\n".join(
+        row_line(r) for r in shown
+    )
     cut = len(rows) - len(shown)
     if cut:
         text += f"\n\n{cut} more not shown. Narrow the facets, or raise limit.\n"

@@ -22,6 +22,7 @@ from typing import IO, Any
 from kb.io.live import LiveMemory
 from kb.io.memory import Memory, OpenError
 from kb.pure.mcptext import INSTRUCTIONS
+from kb.pure.plural import counted
 from kb.shell.mcp_tools import BY_TOOL, TOOLS, ToolError
 from kb.version import __version__
 
@@ -198,7 +199,8 @@ def banner(memory: Memory, include_private: bool, where: str) -> str:
         out += f"kb serve: {b.snapshot.agent_name} ({b.snapshot.given}){extra}\n"
     scope = "All" if include_private else "Public"
     return out + (
-        f"kb serve: {memory.entry_count()} map entries, {memory.alias_count()} aliases, "
+        f"kb serve: {counted(memory.entry_count(), 'map entry', 'map entries')}, "
+        f"{counted(memory.alias_count(), 'alias', 'aliases')}, "
         f"scope {scope}. Ready on {where}\n"
     )
 

@@ -55,7 +55,7 @@ def test_sdk_client_lists_and_calls_every_tool(example_fleet: Path) -> None:
     assert "proposal: " in texts["kb_remember"]
     assert texts["kb_remember"].endswith("separate, deliberate act.")
     assert texts["kb_fleet"].startswith("FLEET: ")
-    assert texts["kb_list"].startswith("1 files. Nothing here is ranked.")
+    assert texts["kb_list"].startswith("1 file. Nothing here is ranked.")
 
 
 class Raw:

@@ -86,7 +86,8 @@ def check_result(tool: Any, arguments: dict[str, Any], text: str, data: Any) -> 
         if data["total"] == 0:
             assert text.startswith("No file in the open bases") and rows == []
             return
-        assert text.startswith(f"{data['total']} files. Nothing here is ranked.")
+        noun = "file" if data["total"] == 1 else "files"
+        assert text.startswith(f"{data['total']} {noun}. Nothing here is ranked.")
         shown = text.split("\n\n")[1].splitlines()
         assert [r.split("  ")[0] for r in shown] == rows
         assert len(rows) == min(data["total"], data["limit"])
