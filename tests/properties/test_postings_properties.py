@@ -159,3 +159,73 @@ def test_stored_chunk_counts_score_as_the_text_does(
         s.__class__(by_counts[s.candidate.rowid], s.score, s.matched)
         for s in score_chunks(terms, by_text, stats)
     ]
+
+
+# -- the kept stat pass ---------------------------------------------------------------------
+
+
+def _lights(root: Path, include_private: bool, kept: bool) -> list[object]:
+    """Every base's light headers, from `scan_lights` when `kept`, else from header rows."""
+    import pytest
+
+    from kb.io import store
+
+    with pytest.MonkeyPatch.context() as mp:
+        if not kept:
+            mp.setattr(store.Store, "_kept_lights", lambda self, digest: None)
+        with Memory.open([str(root)], all=include_private) as memory:
+            assert memory._postings
+            return [b.scan.lights for b in memory.bases]
+
+
+@POSTINGS
+@given(
+    fleet=fleets(),
+    per_base=st.lists(changes(maps=True), min_size=3, max_size=3),
+    include_private=st.booleans(),
+)
+def test_a_kept_stat_pass_equals_reading_every_header_row(
+    fleet: FleetSpec, per_base: list[Change], include_private: bool
+) -> None:
+    """The light headers a walk seen before is answered with (`scan_lights`) are those the
+    header rows give, in both scopes, before and after edits, deletions and map changes
+    made behind kb's back: nothing kept can hide a change or a private file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for base in fleet.bases:
+            write_files(root / "fleet" / base.name, files_of(base))
+        index_bases([str(root)], True)
+        for changed in (False, True):
+            if changed:
+                apply(root, fleet, per_base)
+            for scope in (include_private, not include_private):
+                fresh = _lights(root, scope, kept=False)
+                assert _lights(root, scope, kept=True) == fresh  # saved by the open before
+                assert _lights(root, scope, kept=True) == fresh  # read back
+
+
+def test_a_file_rewritten_in_place_is_noticed_through_a_kept_stat_pass(tmp_path: Path) -> None:
+    """An editor that rewrites a note in place changes no folder, only the file's stat: the
+    next open still reads it again, though the walk before was kept."""
+    import os
+
+    root = tmp_path / "fleet"
+    base = root / "fleet" / "ada"
+    (base / "knowledge").mkdir(parents=True)
+    (base / "agent.txt").write_text("name = Ada\n")
+    (base / "MAP.md").write_text("# Map\n\n### knowledge/\n- [[knowledge/tide]]\n")
+    note = base / "knowledge" / "tide.md"
+    note.write_text("# Tide tables\n\n**Search for:** tide, harbour pilot, moon\n\nBody.\n")
+    index_bases([str(root)], False)
+    for _ in range(2):  # the second open is answered from the kept pass
+        with Memory.open([str(root)]) as memory:
+            assert [h.entry.rel for h in memory.route("harbour pilot")] == ["knowledge/tide.md"]
+    before = note.stat()
+    # same size, same folder listing: only the content and the mtime differ
+    with note.open("r+b") as f:
+        f.write(note.read_bytes().replace(b"harbour pilot", b"lantern guard"))
+    os.utime(note, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
+    assert note.stat().st_size == before.st_size
+    with Memory.open([str(root)]) as memory:
+        assert memory.route("harbour pilot") == []
+        assert [h.entry.rel for h in memory.route("lantern guard")] == ["knowledge/tide.md"]
