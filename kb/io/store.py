@@ -309,6 +309,9 @@ class Store:
                 raise StoreError(f"the index at {self.path} is closed", self.path, "closed")
             self._conn = self._reopen()
             self._vocab_ready = False  # the temp schema went with the old connection
+            # `data_version` counts per connection: a span map read through the old one
+            # is renewed, never compared with the new connection's count
+            self._span_map = None
         _track(self)
         return self._conn
 
