@@ -171,6 +171,29 @@ class SpanMap:
         row = conn.execute("SELECT EXISTS (SELECT 1 FROM files WHERE private = 1)").fetchone()
         self.any_private = bool(row[0])
 
+    def find_all(self, rowids: Sequence[int]) -> None:
+        """Look up every rowid not yet known in one statement (one query per ranked rowid
+        was 165 statements a question at 11 bases, about 5 ms); `find` then answers each."""
+        wanted = [r for r in dict.fromkeys(rowids) if r not in self._found]
+        for start in range(0, len(wanted), SQL_VARIABLES):
+            part = wanted[start : start + SQL_VARIABLES]
+            values = ",".join(["(?)"] * len(part))
+            rows = self._conn.execute(
+                f"WITH ranked(id) AS (VALUES {values}) "
+                "SELECT ranked.id, s.base, s.path, f.private FROM ranked "
+                "JOIN chunk_spans s ON s.rowid = ("
+                "  SELECT s2.rowid FROM chunk_spans s2 "
+                "  JOIN files f2 ON f2.base = s2.base AND f2.path = s2.path "
+                "  WHERE s2.first <= ranked.id AND s2.last >= ranked.id "
+                "  ORDER BY s2.first DESC LIMIT 1) "
+                "JOIN files f ON f.base = s.base AND f.path = s.path",
+                part,
+            ).fetchall()
+            for rowid in part:
+                self._found[rowid] = None
+            for rowid, base, path, private in rows:
+                self._found[int(rowid)] = (str(base), str(path), bool(private))
+
     def find(self, rowid: int) -> tuple[str, str, bool] | None:
         if rowid in self._found:
             return self._found[rowid]
@@ -936,6 +959,7 @@ class Store:
         window = min(window, SQL_LIMIT_MAX)  # `--top 10**30` is a number, not an overflow
         while True:
             rows = self.conn.execute(RANK_ROWID_SQL, (expr, window)).fetchall()
+            spans.find_all([rowid for rowid, _ in rows])
             out: list[tuple[int, str, str]] = []
             for rowid, _ in rows:
                 found = spans.find(rowid)
