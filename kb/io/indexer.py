@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kb.io.atomic import crash_point, sweep_temps
-from kb.io.sources import source_rows
+from kb.io.sources import source_rows, source_stamp
 from kb.io.store import FileHeader, HeaderScan, Store, StoreError, SyncReport, read_header
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
 from kb.pure.render import BaseIndexLine, index_json, index_json_summary, index_text
@@ -43,19 +43,24 @@ def _busy(e: BaseException) -> bool:
     return (code & 0xFF) == sqlite3.SQLITE_BUSY if code is not None else "locked" in str(e)
 
 
-def _sync(
-    store: Store, snap: BaseSnapshot, scan: HeaderScan, rows: list[tuple[str, ...]]
-) -> SyncReport:
+def _sync(store: Store, snap: BaseSnapshot, scan: HeaderScan, include_private: bool) -> SyncReport:
     """`store.sync`, retried while another writer holds the base's index. Full headers are
-    decoded only for the files it indexes again."""
+    decoded only for the files it indexes again, and the source records are read only when
+    their folder changed since they were written (their stamp is taken before they are
+    read, so a record changed meanwhile is read again next time)."""
     deadline = time.monotonic() + SYNC_WAIT_S
 
     def fronts(rels: Sequence[str]) -> dict[str, FileHeader]:
         return store.headers_of(snap, scan, rels)
 
+    def records() -> list[tuple[str, ...]]:
+        return source_rows(snap.name, snap.root, snap.private, include_private)
+
+    stamp = source_stamp(snap.name, snap.root, snap.private, include_private)
+
     while True:
         try:
-            return store.sync(snap, scan.lights, sources=rows, fronts=fronts)
+            return store.sync(snap, scan.lights, records, fronts, stamp)
         except sqlite3.OperationalError as e:  # the sync rolled back: nothing half-written
             if not _busy(e) or time.monotonic() > deadline:
                 raise
@@ -124,8 +129,7 @@ def index_report(
             scan = store.scan(snap)
             headers = scan.lights
             try:
-                rows = source_rows(snap.name, snap.root, snap.private, include_private)
-                report = _sync(store, snap, scan, rows)
+                report = _sync(store, snap, scan, include_private)
             except Exception as e:  # any sqlite or disk failure, named with its base
                 raise IndexFailure(f"indexing {snap.name} failed: {e}") from e
         finally:

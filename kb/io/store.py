@@ -38,7 +38,7 @@ from kb.pure.textrank import Counts, TextStats
 from kb.pure.tokens import stem, words
 
 # Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 9
+HEADER_CACHE_VERSION = 10
 BUSY_TIMEOUT_MS = 5000
 CACHE_WRITE_BUSY_MS = 50  # the header cache is saved only if the write lock is free now
 PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
@@ -106,8 +106,9 @@ CREATE TABLE IF NOT EXISTS kw_parts (
     PRIMARY KEY (part, key, path)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS kw_trigrams (
     tri TEXT NOT NULL, part TEXT NOT NULL, PRIMARY KEY (tri, part)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS source_stamps (base TEXT PRIMARY KEY, stamp TEXT NOT NULL);
 """
-HEADER_TABLES = ("headers", "kw_vocab", "kw_second", "kw_parts", "kw_trigrams")
+HEADER_TABLES = ("headers", "kw_vocab", "kw_second", "kw_parts", "kw_trigrams", "source_stamps")
 
 # The keyword postings (issue 15): what the keyword scorer and the spelling suggestions need,
 # kept beside the header cache and written in the same transaction, so a process answering
@@ -509,20 +510,26 @@ class Store:
             )
             for f, h in fresh
         ]
-        vocab: list[tuple[str, str]] = []
-        second: list[tuple[str, str]] = []
-        parts: list[tuple[str, str, str]] = []
-        new_parts: set[str] = set()
+        # Each table's rows grouped by their first column, to be written in key order.
+        vocab: dict[str, list[str]] = {}
+        second: dict[str, list[str]] = {}
+        parts: dict[str, list[tuple[str, str]]] = {}
         for f, h in fresh:
             if h.tokens is None:
                 continue
             words = postings_words(h.keys, h.tokens)
-            vocab += [(w, f.rel) for w in words.vocabulary]
-            second += [(w, f.rel) for w in words.second]
-            parts += [(part, key, f.rel) for part, key in words.parts]
-            new_parts.update(part for part, _ in words.parts)
-        # each distinct key word once (a common word is in hundreds of keys)
-        trigram_rows = {(tri, part) for part in new_parts for tri in trigrams(part)}
+            for w in words.vocabulary:
+                vocab.setdefault(w, []).append(f.rel)
+            for w in words.second:
+                second.setdefault(w, []).append(f.rel)
+            for part, key in words.parts:
+                parts.setdefault(part, []).append((key, f.rel))
+        # each distinct key word once (a common word is in hundreds of keys), in order, so
+        # each trigram's words come out sorted
+        tris: dict[str, list[str]] = {}
+        for part in sorted(parts):
+            for tri in dict.fromkeys(trigrams(part)):
+                tris.setdefault(tri, []).append(part)
         paths = [(f.rel,) for f, _ in fresh]
         try:
             # Opportunistic, so it must not wait out a `kb index` holding the write lock:
@@ -536,15 +543,18 @@ class Store:
                     "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
                 )
                 # In key order: a B-tree filled in order splits no page twice.
-                self.conn.executemany("INSERT OR IGNORE INTO kw_vocab VALUES (?,?)", sorted(vocab))
                 self.conn.executemany(
-                    "INSERT OR IGNORE INTO kw_second VALUES (?,?)", sorted(second)
+                    "INSERT OR IGNORE INTO kw_vocab VALUES (?,?)", _ordered(vocab)
                 )
                 self.conn.executemany(
-                    "INSERT OR IGNORE INTO kw_parts VALUES (?,?,?)", sorted(parts)
+                    "INSERT OR IGNORE INTO kw_second VALUES (?,?)", _ordered(second)
                 )
                 self.conn.executemany(
-                    "INSERT OR IGNORE INTO kw_trigrams VALUES (?,?)", sorted(trigram_rows)
+                    "INSERT OR IGNORE INTO kw_parts VALUES (?,?,?)",
+                    ((part, *rest) for part, rest in _ordered(parts)),
+                )
+                self.conn.executemany(
+                    "INSERT OR IGNORE INTO kw_trigrams VALUES (?,?)", _ordered(tris, presorted=True)
                 )
             return True
         except sqlite3.Error:
@@ -637,13 +647,18 @@ class Store:
         self,
         base: BaseSnapshot,
         headers: Sequence[FileHeader | LightHeader],
-        sources: Iterable[tuple[str | None, ...]] = (),
+        sources: Iterable[tuple[str | None, ...]]
+        | Callable[[], Iterable[tuple[str | None, ...]]] = (),
         fronts: Callable[[Sequence[str]], dict[str, FileHeader]] | None = None,
+        sources_stamp: str | None = None,
     ) -> SyncReport:
         """Bring the base's text index in line with `headers`, in one transaction. A light
         header (the stat pass's) carries no front matter: `fronts` gives the full headers of
         the files that must be indexed again, asked only for those (a warm re-index of an
-        unchanged fleet then decodes no header at all)."""
+        unchanged fleet then decodes no header at all). `sources` are the base's `sources`
+        rows, or how to read them: then they are read only when `sources_stamp` differs
+        from the one the base's rows were written with (checked inside the transaction), and
+        written with it."""
         from kb.pure.chunking import chunk  # only indexing splits notes into chunks
 
         self._df_cache.clear()
@@ -715,18 +730,43 @@ class Store:
                         "DELETE FROM files WHERE base = ? AND path = ?", (base.name, path)
                     )
                     removed += 1
-            self.conn.execute("DELETE FROM sources WHERE base = ?", (base.name,))
-            source_rows = list(sources)
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO sources VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", source_rows
-            )
+            if callable(sources) and (
+                sources_stamp is None or sources_stamp != self.sources_stamp(base.name)
+            ):
+                sources = sources()
+            if callable(sources):  # its stamp is the one the rows were written with
+                kept = self.conn.execute(
+                    "SELECT COUNT(*) FROM sources WHERE base = ?", (base.name,)
+                ).fetchone()
+                source_count = int(kept[0])
+            else:
+                self.conn.execute("DELETE FROM sources WHERE base = ?", (base.name,))
+                source_rows = list(sources)
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO sources VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    source_rows,
+                )
+                source_count = len(source_rows)
+                self.conn.execute("DELETE FROM source_stamps WHERE base = ?", (base.name,))
+                if sources_stamp is not None:
+                    self.conn.execute(
+                        "INSERT INTO source_stamps VALUES (?,?)", (base.name, sources_stamp)
+                    )
             crash_point("index.commit")
             self.conn.execute("COMMIT")
         except BaseException:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
             raise
-        return SyncReport(unchanged, reindexed, removed, chunks_written, len(source_rows))
+        return SyncReport(unchanged, reindexed, removed, chunks_written, source_count)
+
+    def sources_stamp(self, base: str) -> str | None:
+        """The stamp (`kb.io.sources.source_stamp`) the base's `sources` rows were written
+        with, None when there is none."""
+        row = self.conn.execute(
+            "SELECT stamp FROM source_stamps WHERE base = ?", (base,)
+        ).fetchone()
+        return str(row[0]) if row is not None else None
 
     def _lacks_spans(self, base: str) -> bool:
         """Whether the base's text index predates a table each chunk needs a row in (spans,
@@ -1008,6 +1048,18 @@ class _ChunkBatch:
         conn.executemany("INSERT OR REPLACE INTO chunk_spans VALUES (?,?,?,?)", self._spans)
         for rows in (self._files, self._chunks, self._counts, self._spans):
             rows.clear()
+
+
+def _ordered(groups: dict[str, list[Any]], presorted: bool = False) -> list[tuple[str, Any]]:
+    """(key, value) for every value of every group, in the order `sorted` gives the pairs
+    (key, then value), sorting only the distinct keys and each key's few values: sorting
+    the 175,000 postings rows of a 1,300-note base as tuples cost 0.25 s, more than
+    grouping them. `presorted`: each group's values are in order already."""
+    return [
+        (key, value)
+        for key in sorted(groups)
+        for value in (groups[key] if presorted else sorted(groups[key]))
+    ]
 
 
 def counts_text(heading_path: str, text: str) -> str:
