@@ -78,9 +78,9 @@ CREATE TABLE IF NOT EXISTS chunk_spans (
 CREATE INDEX IF NOT EXISTS chunk_spans_first ON chunk_spans (first);
 """
 
-# `chunk_counts` is ours too: each chunk's word counts as JSON [heading, body, length], written
-# with the chunk, so a question's candidates are scored without tokenising their text again
-# (tokenising was a third of an answerable question's time at 10,000 notes).
+# `chunk_counts` is ours too: each chunk's words (`counts_text`), written with the chunk, so a
+# question's candidates are scored without tokenising their text again (tokenising was a
+# third of an answerable question's time at 10,000 notes).
 # `chunk_spans` is ours, beside the spec's tables: the rowid range of each file's chunks.
 # base and path are UNINDEXED in FTS5, so deleting a file's chunks by them scans every
 # chunk (7.8 ms per file on a 5,223-chunk base); by rowid range it is an index lookup. A
