@@ -551,7 +551,7 @@ class Store:
                 )
                 self.conn.executemany(
                     "INSERT OR IGNORE INTO kw_parts VALUES (?,?,?)",
-                    ((part, *rest) for part, rest in _ordered(parts)),
+                    [(part, key, rel) for part, (key, rel) in _ordered(parts)],
                 )
                 self.conn.executemany(
                     "INSERT OR IGNORE INTO kw_trigrams VALUES (?,?)", _ordered(tris, presorted=True)
