@@ -2,7 +2,8 @@
 
 One walk and one database open per base. A file whose stat matches the header cache is
 not read at all, and one whose hash matches the `files` row is not re-chunked, so a warm
-re-index of an unchanged fleet is a stat pass plus two SELECTs per base.
+re-index of an unchanged fleet is a stat pass plus two SELECTs per base: only the files
+indexed again have their cached headers decoded.
 
 After indexing, the folders kb's own writers write into (each path given, its
 `.kb/sessions/`, each base's root, memory folders, `inbox/raw/` and `sources/`) are swept
@@ -17,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kb.io.atomic import crash_point, sweep_temps
-from kb.io.sources import source_rows
-from kb.io.store import FileHeader, Store, StoreError, SyncReport, read_header
+from kb.io.sources import source_rows, source_stamp
+from kb.io.store import FileHeader, HeaderScan, Store, StoreError, SyncReport, read_header
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
 from kb.pure.render import BaseIndexLine, index_json, index_json_summary, index_text
 
@@ -42,14 +43,24 @@ def _busy(e: BaseException) -> bool:
     return (code & 0xFF) == sqlite3.SQLITE_BUSY if code is not None else "locked" in str(e)
 
 
-def _sync(
-    store: Store, snap: BaseSnapshot, headers: Sequence[FileHeader], rows: list[tuple[str, ...]]
-) -> SyncReport:
-    """`store.sync`, retried while another writer holds the base's index."""
+def _sync(store: Store, snap: BaseSnapshot, scan: HeaderScan, include_private: bool) -> SyncReport:
+    """`store.sync`, retried while another writer holds the base's index. Full headers are
+    decoded only for the files it indexes again, and the source records are read only when
+    their folder changed since they were written (their stamp is taken before they are
+    read, so a record changed meanwhile is read again next time)."""
     deadline = time.monotonic() + SYNC_WAIT_S
+
+    def fronts(rels: Sequence[str]) -> dict[str, FileHeader]:
+        return store.headers_of(snap, scan, rels)
+
+    def records() -> list[tuple[str, ...]]:
+        return source_rows(snap.name, snap.root, snap.private, include_private)
+
+    stamp = source_stamp(snap.name, snap.root, snap.private, include_private)
+
     while True:
         try:
-            return store.sync(snap, headers, sources=rows)
+            return store.sync(snap, scan.lights, records, fronts, stamp)
         except sqlite3.OperationalError as e:  # the sync rolled back: nothing half-written
             if not _busy(e) or time.monotonic() > deadline:
                 raise
@@ -114,10 +125,11 @@ def index_report(
         except StoreError as e:
             raise IndexFailure(f"cannot open {e.path}: {e.reason}") from e
         try:
-            headers = store.headers(snap)
+            store.bulk_writes()
+            scan = store.scan(snap)
+            headers = scan.lights
             try:
-                rows = source_rows(snap.name, snap.root, snap.private, include_private)
-                report = _sync(store, snap, headers, rows)
+                report = _sync(store, snap, scan, include_private)
             except Exception as e:  # any sqlite or disk failure, named with its base
                 raise IndexFailure(f"indexing {snap.name} failed: {e}") from e
         finally:
@@ -126,7 +138,7 @@ def index_report(
         base_unreachable = [f"{snap.name}/{h.rel}" for h in headers if h.bucket == "unreachable"]
         unreachable += base_unreachable
         unreadable += [
-            (f"{snap.name}/{h.rel}", h.purpose) for h in headers if h.bucket == "unreadable"
+            (f"{snap.name}/{h.rel}", h.note) for h in headers if h.bucket == "unreadable"
         ]
         files += len(snap.files)
         exempt += sum(1 for h in headers if h.bucket == "exempt")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import random
 import tempfile
@@ -309,3 +310,37 @@ def source_rows(
     ]
     # Store.sync annotates its rows as tuple[str, ...]; sqlite3 writes None as NULL.
     return cast("list[tuple[str, ...]]", rows)
+
+
+def source_stamp(
+    base_name: str, root: Path, private: PrivateLayer, include_private: bool
+) -> str | None:
+    """What `source_rows` depends on, from one listing of `sources/` without reading a
+    record: the scope, and each `*.txt` file's name, size and modification time. `kb index`
+    re-reads the records only when this changed since the rows were written (reading them
+    all was as costly as the walk of a warm re-index: 0.21 s for 1,092 records). None when
+    the folder cannot be listed or a record stated: the rows are then read every time."""
+    digest = hashlib.blake2b(base_name.encode(errors="surrogateescape"), digest_size=16)
+    if not include_private and private.covers("sources"):
+        digest.update(b"\0private")
+        return digest.hexdigest()
+    try:
+        with os.scandir(root / "sources") as it:
+            entries = sorted(
+                (e for e in it if e.name.endswith(".txt") and e.name != ".txt"),
+                key=lambda e: e.name,
+            )
+    except (FileNotFoundError, NotADirectoryError):
+        digest.update(b"\0none")
+        return digest.hexdigest()
+    except OSError:
+        return None
+    for e in entries:
+        try:
+            st = e.stat()
+        except OSError:
+            return None
+        digest.update(
+            f"\n{e.name}\0{st.st_size}\0{st.st_mtime_ns}".encode(errors="surrogateescape")
+        )
+    return digest.hexdigest()

@@ -20,7 +20,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,15 +34,24 @@ from kb.pure.header import field_exact, front_matter
 from kb.pure.keyword import postings_words
 from kb.pure.paths import MAP_NAMES, stem_of
 from kb.pure.suggest import trigrams
-from kb.pure.textrank import Counts, TextStats, counts_of
-from kb.pure.tokens import stem
+from kb.pure.textrank import Counts, TextStats
+from kb.pure.tokens import stem, words
 
 # Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 10
+HEADER_CACHE_VERSION = 11
 BUSY_TIMEOUT_MS = 5000
 CACHE_WRITE_BUSY_MS = 50  # the header cache is saved only if the write lock is free now
 PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
 SNIPPET_TOKENS = 14
+# `kb index`'s page cache per connection, in KiB (SQLite's default is 2,000). A cold base is
+# one transaction as large as its index; with the default cache, pages spilled mid-way were
+# read back and FTS5's segment merges re-read what they had just written, so the cost per
+# note grew with the base (FTS5 alone, 5,454 chunks vs five times as many: 0.35 vs 2.35 s
+# CPU at the default, 0.29 vs 1.67 s at 64 MiB). Released with the connection after each base.
+INDEX_CACHE_KIB = 64 * 1024
+# Files whose rows `sync` sends in one statement per table: fewer calls into SQLite, and a
+# bounded amount of text held at once.
+SYNC_BATCH_FILES = 256
 # A stem's variants are found by scanning the vocabulary from the stem as a prefix; a short
 # stem (`get`) prefixes many unrelated words, so the scan and the class are bounded.
 STEM_SCAN_MAX = 2000
@@ -69,9 +78,9 @@ CREATE TABLE IF NOT EXISTS chunk_spans (
 CREATE INDEX IF NOT EXISTS chunk_spans_first ON chunk_spans (first);
 """
 
-# `chunk_counts` is ours too: each chunk's word counts as JSON [heading, body, length], written
-# with the chunk, so a question's candidates are scored without tokenising their text again
-# (tokenising was a third of an answerable question's time at 10,000 notes).
+# `chunk_counts` is ours too: each chunk's words (`counts_text`), written with the chunk, so a
+# question's candidates are scored without tokenising their text again (tokenising was a
+# third of an answerable question's time at 10,000 notes).
 # `chunk_spans` is ours, beside the spec's tables: the rowid range of each file's chunks.
 # base and path are UNINDEXED in FTS5, so deleting a file's chunks by them scans every
 # chunk (7.8 ms per file on a 5,223-chunk base); by rowid range it is an index lookup. A
@@ -98,8 +107,17 @@ CREATE TABLE IF NOT EXISTS kw_parts (
 CREATE TABLE IF NOT EXISTS kw_trigrams (
     tri TEXT NOT NULL, part TEXT NOT NULL, PRIMARY KEY (tri, part)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS scan_lights (digest TEXT PRIMARY KEY, lights TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS source_stamps (base TEXT PRIMARY KEY, stamp TEXT NOT NULL);
 """
-HEADER_TABLES = ("headers", "kw_vocab", "kw_second", "kw_parts", "kw_trigrams", "scan_lights")
+HEADER_TABLES = (
+    "headers",
+    "kw_vocab",
+    "kw_second",
+    "kw_parts",
+    "kw_trigrams",
+    "scan_lights",
+    "source_stamps",
+)
 
 # `scan_lights` holds a finished stat pass (issue 15): the light headers of every file, as one
 # JSON array, under the digest of the walk it answered (each file's path, size, mtime_ns,
@@ -602,20 +620,26 @@ class Store:
             )
             for f, h in fresh
         ]
-        vocab: list[tuple[str, str]] = []
-        second: list[tuple[str, str]] = []
-        parts: list[tuple[str, str, str]] = []
-        new_parts: set[str] = set()
+        # Each table's rows grouped by their first column, to be written in key order.
+        vocab: dict[str, list[str]] = {}
+        second: dict[str, list[str]] = {}
+        parts: dict[str, list[tuple[str, str]]] = {}
         for f, h in fresh:
             if h.tokens is None:
                 continue
             words = postings_words(h.keys, h.tokens)
-            vocab += [(w, f.rel) for w in words.vocabulary]
-            second += [(w, f.rel) for w in words.second]
-            parts += [(part, key, f.rel) for part, key in words.parts]
-            new_parts.update(part for part, _ in words.parts)
-        # each distinct key word once (a common word is in hundreds of keys)
-        trigram_rows = {(tri, part) for part in new_parts for tri in trigrams(part)}
+            for w in words.vocabulary:
+                vocab.setdefault(w, []).append(f.rel)
+            for w in words.second:
+                second.setdefault(w, []).append(f.rel)
+            for part, key in words.parts:
+                parts.setdefault(part, []).append((key, f.rel))
+        # each distinct key word once (a common word is in hundreds of keys), in order, so
+        # each trigram's words come out sorted
+        tris: dict[str, list[str]] = {}
+        for part in sorted(parts):
+            for tri in dict.fromkeys(trigrams(part)):
+                tris.setdefault(tri, []).append(part)
         paths = [(f.rel,) for f, _ in fresh]
         try:
             # Opportunistic, so it must not wait out a `kb index` holding the write lock:
@@ -629,15 +653,18 @@ class Store:
                     "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
                 )
                 # In key order: a B-tree filled in order splits no page twice.
-                self.conn.executemany("INSERT OR IGNORE INTO kw_vocab VALUES (?,?)", sorted(vocab))
                 self.conn.executemany(
-                    "INSERT OR IGNORE INTO kw_second VALUES (?,?)", sorted(second)
+                    "INSERT OR IGNORE INTO kw_vocab VALUES (?,?)", _ordered(vocab)
                 )
                 self.conn.executemany(
-                    "INSERT OR IGNORE INTO kw_parts VALUES (?,?,?)", sorted(parts)
+                    "INSERT OR IGNORE INTO kw_second VALUES (?,?)", _ordered(second)
                 )
                 self.conn.executemany(
-                    "INSERT OR IGNORE INTO kw_trigrams VALUES (?,?)", sorted(trigram_rows)
+                    "INSERT OR IGNORE INTO kw_parts VALUES (?,?,?)",
+                    [(part, key, rel) for part, (key, rel) in _ordered(parts)],
+                )
+                self.conn.executemany(
+                    "INSERT OR IGNORE INTO kw_trigrams VALUES (?,?)", _ordered(tris, presorted=True)
                 )
             return True
         except sqlite3.Error:
@@ -727,12 +754,29 @@ class Store:
         """path -> the content hash the text index was built from."""
         return dict(self.conn.execute("SELECT path, hash FROM files").fetchall())
 
+    def bulk_writes(self) -> None:
+        """Ready this connection for `kb index`'s one large transaction per base: a page
+        cache big enough to hold what the transaction touches (see `INDEX_CACHE_KIB`). Only
+        the cache's size changes: journaling and syncing stay as they are, so a failed
+        write still leaves nothing half-written."""
+        self.conn.execute(f"PRAGMA cache_size = -{INDEX_CACHE_KIB}")
+
     def sync(
         self,
         base: BaseSnapshot,
-        headers: Sequence[FileHeader],
-        sources: Iterable[tuple[str | None, ...]] = (),
+        headers: Sequence[FileHeader | LightHeader],
+        sources: Iterable[tuple[str | None, ...]]
+        | Callable[[], Iterable[tuple[str | None, ...]]] = (),
+        fronts: Callable[[Sequence[str]], dict[str, FileHeader]] | None = None,
+        sources_stamp: str | None = None,
     ) -> SyncReport:
+        """Bring the base's text index in line with `headers`, in one transaction. A light
+        header (the stat pass's) carries no front matter: `fronts` gives the full headers of
+        the files that must be indexed again, asked only for those (a warm re-index of an
+        unchanged fleet then decodes no header at all). `sources` are the base's `sources`
+        rows, or how to read them: then they are read only when `sources_stamp` differs
+        from the one the base's rows were written with (checked inside the transaction), and
+        written with it."""
         from kb.pure.chunking import chunk  # only indexing splits notes into chunks
 
         self._df_cache.clear()
@@ -757,8 +801,7 @@ class Store:
                 for table in ("chunks", "files", "chunk_spans"):
                     self.conn.execute(f"DELETE FROM {table} WHERE base = ?", (base.name,))
                 known, private_flag = {}, {}
-            # Read inside the write transaction, so no other indexer can take these rowids.
-            next_rowid = self._max_rowid() + 1
+            stale: list[FileHeader | LightHeader] = []
             for h in headers:
                 if h.rel == base.map_rel or h.bucket == "unreadable":
                     continue
@@ -773,6 +816,14 @@ class Store:
                             (int(h.private), base.name, h.rel),
                         )
                     continue
+                stale.append(h)
+            light = [h.rel for h in stale if isinstance(h, LightHeader)]
+            full = fronts(light) if fronts is not None and light else {}
+            # Read inside the write transaction, so no other indexer can take these rowids.
+            next_rowid = self._max_rowid() + 1
+            batch = _ChunkBatch(self.conn, base.name)
+            for h in stale:
+                front = h.front if isinstance(h, FileHeader) else full[h.rel].front
                 text = _read(base.root / h.rel)
                 if text is None:
                     continue
@@ -781,43 +832,14 @@ class Store:
                     # for every new file made a cold index quadratic: 61 s -> 15 s at
                     # 10,000 notes).
                     self._drop_chunks(base.name, h.rel)
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)",
-                    (
-                        base.name,
-                        h.rel,
-                        h.hash,
-                        field_exact(h.front, "provenance"),
-                        field_exact(h.front, "stage"),
-                        field_exact(h.front, "captured_from"),
-                        int(h.private),
-                    ),
-                )
                 pieces = chunk(text)
                 # Explicit rowids, so each file's chunks are one known contiguous range.
-                first = next_rowid
-                self.conn.executemany(
-                    "INSERT INTO chunks (rowid, base, path, heading_path, text) VALUES (?,?,?,?,?)",
-                    [
-                        (first + i, base.name, h.rel, c.heading_path, c.text)
-                        for i, c in enumerate(pieces)
-                    ],
-                )
-                self.conn.executemany(
-                    "INSERT OR REPLACE INTO chunk_counts VALUES (?,?)",
-                    [
-                        (first + i, json.dumps(counts_of(c.heading_path, c.text)))
-                        for i, c in enumerate(pieces)
-                    ],
-                )
+                batch.add(h.rel, h.hash, front, h.private, next_rowid, pieces)
                 next_rowid += len(pieces)
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO chunk_spans VALUES (?,?,?,?)",
-                    (base.name, h.rel, first, next_rowid - 1),
-                )
                 reindexed += 1
                 chunks_written += len(pieces)
                 crash_point("index.file")
+            batch.flush()
             removed = 0
             for path in known:
                 if path not in seen:
@@ -826,18 +848,43 @@ class Store:
                         "DELETE FROM files WHERE base = ? AND path = ?", (base.name, path)
                     )
                     removed += 1
-            self.conn.execute("DELETE FROM sources WHERE base = ?", (base.name,))
-            source_rows = list(sources)
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO sources VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", source_rows
-            )
+            if callable(sources) and (
+                sources_stamp is None or sources_stamp != self.sources_stamp(base.name)
+            ):
+                sources = sources()
+            if callable(sources):  # its stamp is the one the rows were written with
+                kept = self.conn.execute(
+                    "SELECT COUNT(*) FROM sources WHERE base = ?", (base.name,)
+                ).fetchone()
+                source_count = int(kept[0])
+            else:
+                self.conn.execute("DELETE FROM sources WHERE base = ?", (base.name,))
+                source_rows = list(sources)
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO sources VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    source_rows,
+                )
+                source_count = len(source_rows)
+                self.conn.execute("DELETE FROM source_stamps WHERE base = ?", (base.name,))
+                if sources_stamp is not None:
+                    self.conn.execute(
+                        "INSERT INTO source_stamps VALUES (?,?)", (base.name, sources_stamp)
+                    )
             crash_point("index.commit")
             self.conn.execute("COMMIT")
         except BaseException:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
             raise
-        return SyncReport(unchanged, reindexed, removed, chunks_written, len(source_rows))
+        return SyncReport(unchanged, reindexed, removed, chunks_written, source_count)
+
+    def sources_stamp(self, base: str) -> str | None:
+        """The stamp (`kb.io.sources.source_stamp`) the base's `sources` rows were written
+        with, None when there is none."""
+        row = self.conn.execute(
+            "SELECT stamp FROM source_stamps WHERE base = ?", (base,)
+        ).fetchone()
+        return str(row[0]) if row is not None else None
 
     def _lacks_spans(self, base: str) -> bool:
         """Whether the base's text index predates a table each chunk needs a row in (spans,
@@ -1035,8 +1082,7 @@ class Store:
                     f"JOIN chunks c ON c.rowid = k.rowid WHERE k.rowid IN ({marks})",
                     part,
                 ):
-                    head, body, length = json.loads(counts)
-                    out[int(rowid)] = (str(heading or ""), (head, body, int(length)))
+                    out[int(rowid)] = (str(heading or ""), counts_from(counts))
         except (sqlite3.Error, ValueError, TypeError):
             return {}
         return out
@@ -1069,6 +1115,91 @@ class Store:
         except sqlite3.Error:
             return {}
         return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
+
+
+class _ChunkBatch:
+    """The rows `sync` writes for the files it indexes again, sent to SQLite a few hundred
+    files at a time (one statement per table per batch rather than per file)."""
+
+    def __init__(self, conn: sqlite3.Connection, base: str) -> None:
+        self._conn = conn
+        self._base = base
+        self._files: list[tuple[object, ...]] = []
+        self._chunks: list[tuple[object, ...]] = []
+        self._counts: list[tuple[int, str]] = []
+        self._spans: list[tuple[object, ...]] = []
+
+    def add(
+        self,
+        rel: str,
+        digest: str,
+        front: tuple[tuple[str, str], ...],
+        private: bool,
+        first: int,
+        pieces: Sequence[Any],
+    ) -> None:
+        self._files.append(
+            (
+                self._base,
+                rel,
+                digest,
+                field_exact(front, "provenance"),
+                field_exact(front, "stage"),
+                field_exact(front, "captured_from"),
+                int(private),
+            )
+        )
+        for i, c in enumerate(pieces):
+            self._chunks.append((first + i, self._base, rel, c.heading_path, c.text))
+            self._counts.append((first + i, counts_text(c.heading_path, c.text)))
+        self._spans.append((self._base, rel, first, first + len(pieces) - 1))
+        if len(self._files) >= SYNC_BATCH_FILES:
+            self.flush()
+
+    def flush(self) -> None:
+        conn = self._conn
+        conn.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)", self._files)
+        conn.executemany(
+            "INSERT INTO chunks (rowid, base, path, heading_path, text) VALUES (?,?,?,?,?)",
+            self._chunks,
+        )
+        conn.executemany("INSERT OR REPLACE INTO chunk_counts VALUES (?,?)", self._counts)
+        conn.executemany("INSERT OR REPLACE INTO chunk_spans VALUES (?,?,?,?)", self._spans)
+        for rows in (self._files, self._chunks, self._counts, self._spans):
+            rows.clear()
+
+
+def _ordered(groups: dict[str, list[Any]], presorted: bool = False) -> list[tuple[str, Any]]:
+    """(key, value) for every value of every group, in the order `sorted` gives the pairs
+    (key, then value), sorting only the distinct keys and each key's few values: sorting
+    the 175,000 postings rows of a 1,300-note base as tuples cost 0.25 s, more than
+    grouping them. `presorted`: each group's values are in order already."""
+    return [
+        (key, value)
+        for key in sorted(groups)
+        for value in (groups[key] if presorted else sorted(groups[key]))
+    ]
+
+
+def counts_text(heading_path: str, text: str) -> str:
+    """A chunk's word counts as `chunk_counts` stores them: the heading path's words, a
+    line break, the text's words, each list joined by single spaces, in text order (a word
+    is a run of alphanumerics, so it holds no white space). `counts_from` gives back exactly
+    `textrank.counts_of`; storing the words rather than counted JSON spares a cold index
+    the counting and the encoding (3.9 of 26 s at 10,000 notes)."""
+    return " ".join(words(heading_path)) + "\n" + " ".join(words(text))
+
+
+def counts_from(stored: str) -> Counts:
+    """`textrank.counts_of` of a chunk, from its `chunk_counts` row (either this encoding or
+    the JSON `[heading, body, length]` an index written before it holds)."""
+    if stored.startswith("["):
+        head, body, length = json.loads(stored)
+        return head, body, int(length)
+    heading, _, text = stored.partition("\n")
+    head_words = heading.split()
+    body_words = text.split()
+    return Counter(head_words), Counter(body_words), len(head_words) + len(body_words)
 
 
 # Open index connections are a process-wide budget: one base costs three file descriptors

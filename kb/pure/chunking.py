@@ -74,11 +74,14 @@ def chunk(text: str) -> list[Chunk]:
             path = " > ".join(title for _, title in stack)
             out.extend(Chunk(path, w) for w in windows(body))
 
+    # Whether the innermost section is a `## Search for` list, decided when a heading
+    # changes it rather than on every line (each line's checks below are the cheap ones
+    # first: this loop was a sixth of a cold `kb index`).
+    in_keys = False
     for line in lines[i:]:
-        opener = line.lstrip()
-        if opener.startswith("```") or opener.startswith("~~~"):
+        if ("```" in line or "~~~" in line) and line.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
-        if not in_fence:
+        if not in_fence and line[:1] == "#":
             heading = _heading(line)
             if heading is not None:
                 flush()
@@ -86,10 +89,9 @@ def chunk(text: str) -> list[Chunk]:
                 while stack and stack[-1][0] >= level:
                     stack.pop()
                 stack.append((level, title))
+                in_keys = title.lower().startswith(("search for", "buscar por"))
                 continue
-        if "Search for:" in line or "Buscar por:" in line:
-            continue
-        if stack and stack[-1][1].lower().startswith(("search for", "buscar por")):
+        if in_keys or "Search for:" in line or "Buscar por:" in line:
             continue
         buffer.append(line)
     flush()

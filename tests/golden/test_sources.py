@@ -175,6 +175,28 @@ def test_index_writes_public_source_rows(fleet: Path, kb: RunKb) -> None:
     assert [r[1] for r in _rows(fleet / "beta")] == ["BETAPR2V8T"]
 
 
+def test_index_rereads_source_records_only_when_their_folder_changed(
+    fleet: Path, kb: RunKb
+) -> None:
+    """A re-index keeps the rows while `sources/` is as it was (the records are not read
+    again), and follows every edit, addition and deletion of a record."""
+    assert kb(["index"], cwd=fleet).code == 0
+    before = _rows(fleet / "alpha")
+    assert kb(["index"], cwd=fleet).code == 0
+    assert _rows(fleet / "alpha") == before
+    folder = fleet / "alpha" / "sources"
+    record = folder / "BKPR4CT2CE.txt"
+    text = record.read_text(encoding="utf-8")
+    edited = text.replace("The Design of Everyday Things", "The Design of Everyday Things, 2e")
+    assert edited != text
+    record.write_text(edited, encoding="utf-8")
+    (folder / "MASLW2HT43.txt").unlink()
+    assert kb(["index"], cwd=fleet).code == 0
+    rows = _rows(fleet / "alpha")
+    assert [r[1] for r in rows] == [r[1] for r in before if r[1] != "MASLW2HT43"]
+    assert rows[0][3] == "The Design of Everyday Things, 2e"
+
+
 # -- kb source add ------------------------------------------------------------------------
 
 

@@ -141,16 +141,20 @@ chunk_text = st.text(
 def test_stored_chunk_counts_score_as_the_text_does(
     chunks: list[tuple[str, str]], question: str
 ) -> None:
-    """What `kb index` stores in chunk_counts (JSON) scores a candidate exactly as counting
-    its text at question time does."""
+    """What `kb index` stores in chunk_counts (the words, and the JSON an older index holds)
+    decodes to the text's own counts, and scores a candidate exactly as counting its text at
+    question time does."""
     import json
 
+    from kb.io.store import counts_from, counts_text
     from kb.pure.textrank import Candidate, TextStats, counts_of, score_chunks
 
     terms = question_terms(question)
     stats = TextStats(chunks=50, tokens=2000, df=tuple((t, 3) for t in terms))
     by_text = [Candidate("b", f"n{i}.md", i, 0, h, t) for i, (h, t) in enumerate(chunks)]
-    stored = [json.loads(json.dumps(counts_of(h, t))) for h, t in chunks]
+    stored = [counts_from(counts_text(h, t)) for h, t in chunks]
+    assert stored == [counts_of(h, t) for h, t in chunks]
+    assert [counts_from(json.dumps(counts_of(h, t))) for h, t in chunks] == stored
     by_counts = [
         Candidate("b", f"n{i}.md", i, 0, h, "", (c[0], c[1], c[2]))
         for i, ((h, _), c) in enumerate(zip(chunks, stored, strict=True))
