@@ -23,8 +23,6 @@ from collections.abc import Iterable
 
 from attrs import frozen
 
-from kb.pure.scrub import scrub
-
 SESSIONS_DIR = (".kb", "sessions")
 ENVELOPE_KEYS = ("prompt", "session_id", "hook_event_name", "cwd")
 
@@ -108,6 +106,10 @@ def flatten(field: str) -> str:
 def event_line(event: Event) -> str:
     """One event as its line, with the trailing newline."""
     if isinstance(event, Refused):
+        # Imported here: the scrubber compiles its rules (~35 ms) and `kb boot`, which loads
+        # this module on every message, writes a refusal only when nothing matched.
+        from kb.pure.scrub import scrub
+
         offered = ", ".join(flatten(w) for w in event.looked_like)
         # Scrubbed before it is flattened: a secret's shape can span lines (a YAML block
         # value), and one line of it is no longer a shape any rule knows.

@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kb.io.memory import Answer, Memory, OpenError, RecallLoss
-from kb.pure.jsonout import dumps
-from kb.pure.listing import Facets, checked, row_json, row_line
 from kb.pure.render import RouteView, route_text
 from kb.shell.hotinputs import RouteInput
 
 if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms
     from kb.shell.inputs import FleetInput, IndexInput, ListInput
+# The JSON writer (with `decimal`) and the listing's classes are imported by the functions
+# that use them: a terminal `kb route`, the hot path, needs neither.
 from kb.pure.plural import counted
 from kb.shell.outcome import NOTHING_EXIT, Outcome
 
@@ -41,6 +41,8 @@ def route(inp: RouteInput) -> Outcome:
     try:
         memory = Memory.open(_paths(inp.paths), all=inp.all)
     except OpenError as e:
+        from kb.pure.jsonout import dumps
+
         out = dumps({"error": str(e), "question": inp.question}) + "\n" if inp.json else ""
         return Outcome(stdout=out, stderr=f"kb: {e}\n", code=1)
     with memory:
@@ -98,11 +100,15 @@ def _route_context(memory: Memory, inp: RouteInput, answer: Answer, stderr: str)
     if refused:
         stderr += "kb: nothing here answers this question (verdict: nothing); no context given\n"
     if inp.json:
+        from kb.pure.jsonout import dumps
+
         return Outcome(stdout=dumps(render_json(excerpts)) + "\n", stderr=stderr)
     return Outcome(stdout=render_text(excerpts), stderr=stderr)
 
 
 def _route_json(memory: Memory, answer: Answer, loss: RecallLoss | None) -> str:
+    from kb.pure.jsonout import dumps
+
     return dumps(route_value(memory, answer, loss)) + "\n"
 
 
@@ -154,6 +160,8 @@ def index(inp: IndexInput) -> Outcome:
 def list_files(inp: ListInput) -> Outcome:
     from returns.result import Failure
 
+    from kb.pure.jsonout import dumps
+    from kb.pure.listing import Facets, checked, row_json, row_line
     from kb.pure.where import conditions, sort_field
 
     facets = checked(Facets(inp.base, inp.folder, inp.kind, inp.stage, inp.provenance))
@@ -190,6 +198,7 @@ def fleet(inp: FleetInput) -> Outcome:
     with memory:
         if inp.json:
             from kb.pure.fleetcard import describe_json
+            from kb.pure.jsonout import dumps
 
             return Outcome(stdout=dumps(describe_json(*memory.fleet_card())) + "\n")
         return Outcome(stdout=memory.describe())
