@@ -31,7 +31,7 @@ from kb.pure.classify import Judgement, RosterAgent
 from kb.pure.decompose import decompose_query
 from kb.pure.election import ascii_lower
 from kb.pure.session import safe_session
-from kb.shell.hotinputs import BootInput
+from kb.shell.bootinputs import BootInput
 
 if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms
     from kb.shell.inputs import BlocksInput

@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kb.io.memory import Answer, Memory, OpenError, RecallLoss
-from kb.pure.render import RouteView, route_text
-from kb.shell.hotinputs import RouteInput
 
 if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms
-    from kb.shell.inputs import FleetInput, IndexInput, ListInput
-# The JSON writer (with `decimal`) and the listing's classes are imported by the functions
-# that use them: a terminal `kb route`, the hot path, needs neither.
+    from kb.shell.hotinputs import RouteInput
+    from kb.shell.inputs import IndexInput
+    from kb.shell.listinputs import FleetInput, ListInput
+# The JSON writer (with `decimal`), the route view and the listing's classes are imported by
+# the functions that use them: each verb of this module builds only the classes it shows.
 from kb.pure.plural import counted
 from kb.shell.outcome import NOTHING_EXIT, Outcome
 
@@ -32,6 +32,8 @@ def open_warnings(memory: Memory) -> str:
 
 
 def route(inp: RouteInput) -> Outcome:
+    from kb.pure.render import RouteView, route_text
+
     if not inp.context and (inp.context_chars is not None or inp.context_total is not None):
         flag = "--context-chars" if inp.context_chars is not None else "--context-total"
         return Outcome(
