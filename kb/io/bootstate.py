@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kb.io.atomic import write_atomic
 from kb.pure.continuity import Handoff, parse_handoff
-from kb.pure.session import safe_session
+from kb.pure.sessionname import safe_session
 
 HANDOFF_SUFFIX = ".handoff.md"
 LATEST_HANDOFF = "latest-handoff.txt"

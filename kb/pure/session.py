@@ -23,13 +23,10 @@ from collections.abc import Iterable
 
 from attrs import frozen
 
+from kb.pure.sessionname import safe_session as safe_session
+
 SESSIONS_DIR = (".kb", "sessions")
 ENVELOPE_KEYS = ("prompt", "session_id", "hook_event_name", "cwd")
-
-
-def safe_session(id: str) -> str:
-    safe = "".join(c if (c.isascii() and c.isalnum()) or c == "-" else "_" for c in id)
-    return safe or "_"
 
 
 def events_name(id: str) -> str:

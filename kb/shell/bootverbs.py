@@ -30,7 +30,7 @@ from kb.pure.bootinput import (
 from kb.pure.classify import Judgement, RosterAgent
 from kb.pure.decompose import decompose_query
 from kb.pure.election import ascii_lower
-from kb.pure.session import safe_session
+from kb.pure.sessionname import safe_session
 from kb.shell.bootinputs import BootInput
 
 if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms

@@ -88,6 +88,7 @@ def test_boot_builds_only_what_a_routed_message_needs(example_fleet: Path) -> No
         "kb.shell.inputs",
         "kb.shell.hotinputs",
         "kb.pure.scrub",
+        "kb.pure.session",  # its classes; the session's file name is kb.pure.sessionname
         "kb.pure.jsonout",
         "kb.pure.listing",
         "kb.pure.fleetcard",
