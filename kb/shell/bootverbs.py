@@ -277,12 +277,15 @@ class Boot:
 
     def continuity(self, switched: bool) -> str | None:
         from kb.io.bootstate import latest_handoff, load_handoff
-        from kb.pure.continuity import briefing as continuity_briefing
 
         record = load_handoff(self.root, self.safe) if self.safe else None
         if record is None and switched:
             record = latest_handoff(self.root)
-        return continuity_briefing(record) if record is not None else None
+        if record is None:
+            return None
+        from kb.pure.continuity import briefing as continuity_briefing
+
+        return continuity_briefing(record)
 
     def boot_cost(self, seating: briefing.Seating) -> int:
         from kb.io.blockfiles import quiet_blocks

@@ -77,9 +77,10 @@ def test_boot_imports_nothing_heavy(example_fleet: Path) -> None:
 
 
 def test_boot_builds_only_what_a_routed_message_needs(example_fleet: Path) -> None:
-    # Issue 15: a routed message scrubs nothing (only a refusal is written scrubbed), and one
-    # that stays with its agent sends no constitution, so neither the scrubber (~35 ms of
-    # regexes) nor the blocks modules are imported; nor are the other verbs' inputs.
+    # Issue 15: a routed message scrubs nothing (only a refusal is written scrubbed), one
+    # that stays with its agent sends no constitution, and a session without a handoff parses
+    # none, so neither the scrubber (~35 ms of regexes), the blocks modules nor the handoff
+    # record's are imported; nor are the other verbs' inputs.
     unused = (
         *HEAVY,
         "cattrs",
@@ -89,6 +90,7 @@ def test_boot_builds_only_what_a_routed_message_needs(example_fleet: Path) -> No
         "kb.shell.hotinputs",
         "kb.pure.scrub",
         "kb.pure.session",  # its classes; the session's file name is kb.pure.sessionname
+        "kb.pure.continuity",  # no handoff was saved, so none is parsed
         "kb.pure.jsonout",
         "kb.pure.listing",
         "kb.pure.fleetcard",
