@@ -18,10 +18,13 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kb.io.atomic import write_atomic
-from kb.pure.continuity import Handoff, parse_handoff
-from kb.pure.session import safe_session
+from kb.pure.sessionname import safe_session
+
+if TYPE_CHECKING:  # the record's module is imported only when there is a record to parse
+    from kb.pure.continuity import Handoff
 
 HANDOFF_SUFFIX = ".handoff.md"
 LATEST_HANDOFF = "latest-handoff.txt"
@@ -68,7 +71,11 @@ def append_event(root: str, safe: str, line: str) -> None:
 
 def load_handoff(root: str, safe: str) -> Handoff | None:
     text = _read(sessions_dir(root) / f"{safe}{HANDOFF_SUFFIX}")
-    return parse_handoff(text) if text is not None else None
+    if text is None:  # the common case on every `kb boot`: no handoff was saved
+        return None
+    from kb.pure.continuity import parse_handoff
+
+    return parse_handoff(text)
 
 
 def latest_handoff(root: str) -> Handoff | None:
@@ -93,6 +100,8 @@ def latest_handoff(root: str) -> Handoff | None:
         if record is not None:
             return record
     for _, name in sorted(candidates, reverse=True):
+        from kb.pure.continuity import parse_handoff  # only when a record is on disk
+
         text = _read(folder / name)
         record = parse_handoff(text) if text is not None else None
         if record is not None:

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 from attrs import evolve, frozen
 
 if TYPE_CHECKING:
+    from kb.pure.fleetcard import Card, Member
+    from kb.pure.listing import Facets, Row
     from kb.pure.remember import Remembered
 
 from kb.io import clock
@@ -40,7 +42,6 @@ from kb.pure.entries import (
     prepared_from,
     token_sets,
 )
-from kb.pure.fleetcard import Card, Member, card, describe
 from kb.pure.fusion import Found, Passage, TextHit, fuse
 from kb.pure.header import field_folded
 from kb.pure.keyword import (
@@ -52,7 +53,6 @@ from kb.pure.keyword import (
     rank_prepared,
     term_prefixes,
 )
-from kb.pure.listing import Facets, Row, matches
 from kb.pure.paths import folder_of, kind_of, layer_of
 from kb.pure.shortfall import shortfall
 from kb.pure.suggest import (
@@ -622,7 +622,13 @@ class Memory:
 
     # -- listing and describing ----------------------------------------------------------
 
-    def list(self, facets: Facets = Facets()) -> list[Row]:  # noqa: B008
+    def list(self, facets: Facets | None = None) -> list[Row]:
+        """The files in scope that pass `facets` (all of them without)."""
+        # Imported here, as in describe and fleet_card: a question never lists nor describes,
+        # and these modules' classes cost a process that asks one about a millisecond each.
+        from kb.pure.listing import Facets, Row, matches
+
+        facets = Facets() if facets is None else facets
         rows: list[Row] = []
         for b in self.bases:
             for h in b.headers:
@@ -644,10 +650,14 @@ class Memory:
         return rows
 
     def describe(self) -> str:
+        from kb.pure.fleetcard import describe
+
         return describe(*self.fleet_card())
 
     def fleet_card(self) -> tuple[Card, tuple[Member, ...]]:
         """The fleet's card and its members, from the manifests (what `kb fleet` prints)."""
+        from kb.pure.fleetcard import Member, card
+
         first = self.opened[0]
         fallback = Path(first).name or first
         fleet = card(fleet_manifest(first), fallback)

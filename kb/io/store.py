@@ -16,7 +16,6 @@ the next open tries again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
@@ -308,6 +307,10 @@ def stat_digest(base: BaseSnapshot) -> str:
 
 def content_hash(data: bytes) -> str:
     """A stable 64-bit digest used only to skip unchanged files (not a security boundary)."""
+    # Imported here: hashlib loads OpenSSL (~3 ms), and a question over an unchanged base
+    # hashes nothing.
+    import hashlib
+
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 

@@ -59,9 +59,20 @@ BEARER_MIN_BYTES = 13
 
 @frozen
 class Rule:
+    """One rule: its regex (compiled on first use, and only for a text holding one of
+    `needs`), and what a match becomes. `needs` lists strings of which the pattern cannot
+    match without one (a `:` or `=` for an assignment); empty means any text is tried. A
+    test holds every rule's `needs` to its pattern."""
+
     name: str
-    pattern: re.Pattern[str]
+    source: str
     replace: Callable[[re.Match[str]], str]
+    flags: int = 0
+    needs: tuple[str, ...] = ()
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.source, self.flags)  # re keeps what it compiled
 
 
 def _nbytes(text: str) -> int:
@@ -77,12 +88,11 @@ def _is_marker(text: str) -> bool:
 
 # -- PEM private key blocks ------------------------------------------------------------------
 
-_PEM = re.compile(
+_PEM = (
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
     r".*?"
     # an unterminated block is redacted to the end of the text: half a key is still a key
-    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-    re.DOTALL,
+    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
 )
 
 
@@ -95,9 +105,7 @@ def _pem(_m: re.Match[str]) -> str:
 # scheme://user:password@host. The password runs to the LAST `@` before the path, so a
 # password holding a raw `@`, `:`, `?` or `#` (all of which a URL should percent-encode, and
 # people paste anyway) is still covered; only whitespace and `/` end it.
-_URL = re.compile(
-    r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@]*):([^\s/]+)@",
-)
+_URL = r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@]*):([^\s/]+)@"
 
 
 def _url(m: re.Match[str]) -> str:
@@ -109,7 +117,7 @@ def _url(m: re.Match[str]) -> str:
 # -- authorization headers and bearer tokens -------------------------------------------------
 
 # `-` may come before the name: `Proxy-Authorization: Basic ...` carries a credential too.
-_AUTHORIZATION = re.compile(
+_AUTHORIZATION = (
     r"(?i)(?<![A-Za-z0-9_])(authorization\s*[:=]\s*(?:basic|digest|token|negotiate)\s+)(\S+)"
 )
 
@@ -125,8 +133,8 @@ def _authorization(m: re.Match[str]) -> str:
 # (`BEARER aws_secret_access_key = ...`, or `access_token:` on the line after
 # `token_type: bearer`): replacing the name would hide from the assignment rules that a
 # secret follows it.
-_BEARER = re.compile(r"(?i)" + _START + r"(bearer:?\s+)([A-Za-z0-9\-._~+/]+=*)")
-_ASSIGNED = re.compile(r"[ \t]*(?::=|=>|[:=])")
+_BEARER = r"(?i)" + _START + r"(bearer:?\s+)([A-Za-z0-9\-._~+/]+=*)"
+_ASSIGNED = r"[ \t]*(?::=|=>|[:=])"
 
 
 def _bearer(m: re.Match[str]) -> str:
@@ -136,8 +144,8 @@ def _bearer(m: re.Match[str]) -> str:
     name = word.rstrip("=")
     # `=` right before more text is the assignment's own separator, not base64 padding
     glued = name != word and m.end() < len(m.string) and not m.string[m.end()].isspace()
-    assigned = glued or _ASSIGNED.match(m.string, m.end()) is not None
-    if assigned and _SECRETISH_NAME.fullmatch(name):
+    assigned = glued or re.compile(_ASSIGNED).match(m.string, m.end()) is not None
+    if assigned and re.fullmatch(_SECRETISH_NAME, name):
         return m.group(0)
     return m.group(1) + TOKEN
 
@@ -202,7 +210,7 @@ _NEXT_ASSIGNMENT = (
     rf"(?![{{\[(<`\"']*{_KEYISH}[\"']?[ \t]*{_SEP}[ \t]*[\"']?"
     rf"(?:{_CREDENTIAL_AHEAD}|\[REDACTED_))"
 )
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = (
     rf"(?i){_START}([\"']?)({_NAME})(?![A-Za-z0-9_\-])\1"
     # the separator, but not `==` (a comparison in code is not an assignment)
     rf"(\s*{_SEP}\s*)(?![=>]){_NEXT_ASSIGNMENT}"
@@ -229,7 +237,7 @@ def _assignment(m: re.Match[str]) -> str:
 # -- credential-looking values after key-like names -------------------------------------------
 
 # `_KEYISH` and the credential-looking value are defined with the secret names above.
-_CREDENTIAL = re.compile(
+_CREDENTIAL = (
     rf"(?i){_START}([\"']?)({_KEYISH})(?![A-Za-z0-9_\-])\1"
     rf"(\s*{_SEP}\s*)(?![=>]){_NEXT_ASSIGNMENT}"
     rf"(\"{_C}+\"|'{_C}+'|{_C}+)"
@@ -237,7 +245,7 @@ _CREDENTIAL = re.compile(
 
 
 # Either rule's name, alone: the bearer rule leaves such a name to them.
-_SECRETISH_NAME = re.compile(r"(?i)" + _NAME + r"|" + _KEYISH)
+_SECRETISH_NAME = r"(?i)" + _NAME + r"|" + _KEYISH
 
 
 def _looks_like_credential(value: str) -> bool:
@@ -330,7 +338,7 @@ SHAPES = (
     Shape("jwt", r"eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}\.", 0, TOKEN),
 )
 
-_SHAPE_RE = re.compile(
+_SHAPE_RE = (
     _START
     + r"(?:"
     + "|".join(f"(?P<s{i}>{s.start})" for i, s in enumerate(SHAPES))
@@ -354,7 +362,7 @@ def _shape(m: re.Match[str]) -> str:
 
 # `password: |` (or `>`, `|-`, `>+2`) and then the value on the more-indented lines below: the
 # assignment rule would only see the `|`. Every line of the block is replaced, its indent kept.
-_YAML_BLOCK = re.compile(
+_YAML_BLOCK = (
     rf"(?im)^([ \t]*)([\"']?)(?:{_NAME}|{_KEYISH})\2[ \t]*:[ \t]*[|>][+\-]?[0-9]?[ \t]*\r?\n"
     r"((?:\1[ \t]+\S[^\n]*(?:\n|$))+)"
 )
@@ -362,11 +370,10 @@ _YAML_BLOCK = re.compile(
 
 # The same block after something flattened its lines (`password: | Hunter2 more`): what follows
 # the indicator up to the next `name:` or the end of the line is the value.
-_YAML_FLAT = re.compile(
+_YAML_FLAT = (
     rf"(?i){_START}([\"']?)(?:{_NAME}|{_KEYISH})\1[ \t]*:[ \t]*[|>][+\-]?[0-9]?[ \t]+"
     r"(?!\[REDACTED_)([^\n]+?)"
-    r"(?=[ \t]+[\"']?[A-Za-z_][A-Za-z0-9_\-]*[\"']?[ \t]*:(?:\s|$)|[ \t]*$)",
-    re.MULTILINE,
+    r"(?=[ \t]+[\"']?[A-Za-z_][A-Za-z0-9_\-]*[\"']?[ \t]*:(?:\s|$)|[ \t]*$)"
 )
 
 
@@ -388,17 +395,13 @@ def _yaml_block(m: re.Match[str]) -> str:
 # -- secrets on a command line -------------------------------------------------------------------
 
 # `--password X`, `--password=X`, `--api-key X`, `--token=X`: a flag named like a secret.
-_FLAG = re.compile(
-    rf"(?i)(?<![A-Za-z0-9_\-])(--(?:{_NAME})[ =])(?!-)(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)"
-)
+_FLAG = rf"(?i)(?<![A-Za-z0-9_\-])(--(?:{_NAME})[ =])(?!-)(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)"
 # `-pSecret99` or `-p Secret99` (mysql and friends): only when what follows looks like a
 # password (8 or more characters holding a digit, no `/`, `.` or `-` of a path or a name),
 # since `-p` is also `mkdir -p some-dir` and `ssh -p 22` (a port has at most 5 digits).
-_SHORT_P = re.compile(
-    r"(?<![A-Za-z0-9_\-])(-p[ ]?)(?=[^\s/.\-]*[0-9])([^\s/.\-\"']{8,})(?=[\s\"',;)]|$)"
-)
+_SHORT_P = r"(?<![A-Za-z0-9_\-])(-p[ ]?)(?=[^\s/.\-]*[0-9])([^\s/.\-\"']{8,})(?=[\s\"',;)]|$)"
 # `curl -u user:secret`, `--user user:secret`: what follows the first `:` is the password.
-_USER = re.compile(r"(?<![A-Za-z0-9_\-])((?:-u|--user)[ =]?[^\s:\"']+:)([^\s\"']+)")
+_USER = r"(?<![A-Za-z0-9_\-])((?:-u|--user)[ =]?[^\s:\"']+:)([^\s\"']+)"
 
 
 def _flag(m: re.Match[str]) -> str:
@@ -418,16 +421,16 @@ def _after_group_one(m: re.Match[str]) -> str:
 # -- secrets in markup and encodings -----------------------------------------------------------
 
 # `password%3DHunter2` (a query string encoded once more): the `=` percent-encoded.
-_ENCODED = re.compile(rf"(?i)(?<![A-Za-z0-9_\-])((?:{_NAME})%3D)([^&\s\"']+)")
+_ENCODED = rf"(?i)(?<![A-Za-z0-9_\-])((?:{_NAME})%3D)([^&\s\"']+)"
 # `<password>Hunter2</password>`: an element named like a secret.
-_ELEMENT = re.compile(rf"(?i)(<((?:{_NAME}|{_KEYISH}))(?:\s[^>]*)?>)([^<]+)(</\2\s*>)")
+_ELEMENT = rf"(?i)(<((?:{_NAME}|{_KEYISH}))(?:\s[^>]*)?>)([^<]+)(</\2\s*>)"
 # `<add key="ApiKey" value="..."/>` (.NET config, and any key/value attribute pair).
-_KEY_VALUE = re.compile(
+_KEY_VALUE = (
     rf"(?i)((?:key|name)\s*=\s*\"(?:{_NAME}|{_KEYISH})\"[^>]*?\bvalue\s*=\s*\")([^\"]*)(\")"
 )
 # A private key wrapped in base64 once more (a Kubernetes secret, an env var): base64 of
 # `-----BEGIN` is `LS0tLS1CRUdJTi`; the whole base64 run goes.
-_B64_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/=]*")
+_B64_PEM = r"LS0tLS1CRUdJTi[A-Za-z0-9+/=]*"
 
 
 def _element(m: re.Match[str]) -> str:
@@ -446,27 +449,33 @@ def _b64_pem(_m: re.Match[str]) -> str:
     return PRIVATE_KEY
 
 
+# The patterns are compiled when first used, not at import (all of them cost ~35 ms, in a
+# `kb boot` that only scrubs a refused question), and a rule whose `needs` the text lacks
+# is not compiled at all: an ordinary question holds no `:`, `=`, `--` or `</`.
+ASSIGNS = (":", "=")
 RULES = (
-    Rule("private-key-block", _PEM, _pem),
-    Rule("base64-private-key", _B64_PEM, _b64_pem),
-    Rule("yaml-block-secret", _YAML_BLOCK, _yaml_block),
-    Rule("yaml-block-secret-flattened", _YAML_FLAT, _yaml_flat),
-    Rule("url-password", _URL, _url),
-    Rule("command-line-flag", _FLAG, _flag),
-    Rule("command-line-short-password", _SHORT_P, _after_group_one),
-    Rule("command-line-user", _USER, _after_group_one),
-    Rule("percent-encoded-assignment", _ENCODED, _after_group_one),
-    Rule("markup-element", _ELEMENT, _element),
-    Rule("markup-key-value", _KEY_VALUE, _key_value),
-    Rule("authorization-header", _AUTHORIZATION, _authorization),
+    Rule("private-key-block", _PEM, _pem, re.DOTALL, ("-----BEGIN ",)),
+    Rule("base64-private-key", _B64_PEM, _b64_pem, needs=("LS0tLS1CRUdJTi",)),
+    Rule("yaml-block-secret", _YAML_BLOCK, _yaml_block, needs=(":",)),
+    Rule("yaml-block-secret-flattened", _YAML_FLAT, _yaml_flat, re.MULTILINE, (":",)),
+    Rule("url-password", _URL, _url, needs=("://",)),
+    Rule("command-line-flag", _FLAG, _flag, needs=("--",)),
+    Rule("command-line-short-password", _SHORT_P, _after_group_one, needs=("-p",)),
+    Rule("command-line-user", _USER, _after_group_one, needs=("-u",)),
+    Rule("percent-encoded-assignment", _ENCODED, _after_group_one, needs=("%3",)),
+    Rule("markup-element", _ELEMENT, _element, needs=("</",)),
+    Rule("markup-key-value", _KEY_VALUE, _key_value, needs=("=",)),
+    Rule("authorization-header", _AUTHORIZATION, _authorization, needs=ASSIGNS),
     Rule("bearer-token", _BEARER, _bearer),
-    Rule("secret-assignment", _ASSIGNMENT, _assignment),
-    Rule("credential-assignment", _CREDENTIAL, _credential),
+    Rule("secret-assignment", _ASSIGNMENT, _assignment, needs=ASSIGNS),
+    Rule("credential-assignment", _CREDENTIAL, _credential, needs=ASSIGNS),
     Rule("provider-key", _SHAPE_RE, _shape),
 )
 
 
 def scrub(text: str) -> str:
     for rule in RULES:
+        if rule.needs and not any(n in text for n in rule.needs):
+            continue  # the pattern cannot match: not even compiled
         text = rule.pattern.sub(rule.replace, text)
     return text

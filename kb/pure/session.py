@@ -23,15 +23,10 @@ from collections.abc import Iterable
 
 from attrs import frozen
 
-from kb.pure.scrub import scrub
+from kb.pure.sessionname import safe_session as safe_session
 
 SESSIONS_DIR = (".kb", "sessions")
 ENVELOPE_KEYS = ("prompt", "session_id", "hook_event_name", "cwd")
-
-
-def safe_session(id: str) -> str:
-    safe = "".join(c if (c.isascii() and c.isalnum()) or c == "-" else "_" for c in id)
-    return safe or "_"
 
 
 def events_name(id: str) -> str:
@@ -108,6 +103,10 @@ def flatten(field: str) -> str:
 def event_line(event: Event) -> str:
     """One event as its line, with the trailing newline."""
     if isinstance(event, Refused):
+        # Imported here: the scrubber compiles its rules (~35 ms) and `kb boot`, which loads
+        # this module on every message, writes a refusal only when nothing matched.
+        from kb.pure.scrub import scrub
+
         offered = ", ".join(flatten(w) for w in event.looked_like)
         # Scrubbed before it is flattened: a secret's shape can span lines (a YAML block
         # value), and one line of it is no longer a shape any rule knows.

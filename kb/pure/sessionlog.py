@@ -15,14 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kb.pure.scrub import scrub
-
 
 def flatten(text: str) -> str:
     return text.replace("\t", " ").replace("\r", " ").replace("\n", " ").strip()
 
 
 def refused_line(question: str, looked_like: Sequence[str]) -> str:
+    # Imported here: the scrubber compiles its rules (~35 ms), and a routed message, the
+    # common case, never needs it.
+    from kb.pure.scrub import scrub
+
     # Scrubbed before it is flattened: a secret's shape can span lines (a YAML block value).
     return f"refused\t{flatten(scrub(question))}\t{flatten(', '.join(looked_like))}\n"
 

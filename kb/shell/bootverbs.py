@@ -17,10 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kb.io import clock
-from kb.io.blockfiles import BlocksUnreadable, load_blocks, quiet_blocks
 from kb.io.memory import Answer, Memory, OpenError
 from kb.io.walk import BaseSnapshot, fleet_manifest
-from kb.pure import blocks as blockspure
 from kb.pure import briefing
 from kb.pure.bootinput import (
     BootRequest,
@@ -32,8 +30,8 @@ from kb.pure.bootinput import (
 from kb.pure.classify import Judgement, RosterAgent
 from kb.pure.decompose import decompose_query
 from kb.pure.election import ascii_lower
-from kb.pure.session import safe_session
-from kb.shell.hotinputs import BootInput
+from kb.pure.sessionname import safe_session
+from kb.shell.bootinputs import BootInput
 
 if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms
     from kb.shell.inputs import BlocksInput
@@ -48,6 +46,9 @@ MAX_SUB_QUESTIONS = 12
 
 
 def blocks(inp: BlocksInput) -> Outcome:
+    from kb.io.blockfiles import BlocksUnreadable, load_blocks
+    from kb.pure import blocks as blockspure
+
     base = inp.path
     where = f"{base}/blocks.txt"
     try:
@@ -263,6 +264,11 @@ class Boot:
         # The public scope withholds private files and files outside the agent's base (the
         # person's core.md): the hook for one's own session passes --all (docs/hooks.md).
         private = None if self.memory.include_private else snap.private
+        # The blocks modules are imported only when a constitution is sent (an agent
+        # switch): most messages stay with their agent and never build their classes.
+        from kb.io.blockfiles import BlocksUnreadable, load_blocks
+        from kb.pure import blocks as blockspure
+
         try:
             loaded = load_blocks(snap.root, private)
         except BlocksUnreadable:
@@ -271,14 +277,20 @@ class Boot:
 
     def continuity(self, switched: bool) -> str | None:
         from kb.io.bootstate import latest_handoff, load_handoff
-        from kb.pure.continuity import briefing as continuity_briefing
 
         record = load_handoff(self.root, self.safe) if self.safe else None
         if record is None and switched:
             record = latest_handoff(self.root)
-        return continuity_briefing(record) if record is not None else None
+        if record is None:
+            return None
+        from kb.pure.continuity import briefing as continuity_briefing
+
+        return continuity_briefing(record)
 
     def boot_cost(self, seating: briefing.Seating) -> int:
+        from kb.io.blockfiles import quiet_blocks
+        from kb.pure import blocks as blockspure
+
         total = 0
         for r in seating.panel:
             root = self.root_of(r.name)
@@ -296,7 +308,6 @@ class Boot:
         return briefing.reading_list(paths)
 
     def hit_briefing(self, answer: Answer, paths: Sequence[str]) -> str | None:
-        from kb.pure.chunking import chunk
         from kb.pure.header import field_exact, front_matter
 
         vouched = answer.keyword_top or ""
@@ -311,6 +322,8 @@ class Boot:
         shown = [briefing.Shown(p.heading_path, p.text) for p in f.passages]
         front = not shown
         if front and text is not None:
+            from kb.pure.chunking import chunk  # only a vouched file with no passage
+
             shown = [briefing.Shown(c.heading_path, c.text) for c in chunk(text)]
         origin = field_exact(front_matter(text), "captured_from") if text is not None else None
         return briefing.hit_briefing(

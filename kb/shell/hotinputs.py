@@ -1,25 +1,16 @@
-"""Inputs of the hot verbs (`kb route`, `kb boot`), kept apart from kb.shell.inputs.
+"""The input of `kb route`, kept apart from kb.shell.inputs.
 
-Each frozen attrs class costs about a millisecond to build at import; a verb that runs on
-every prompt builds only its own. kb.shell.inputs re-exports these, so every other reader
-sees one module of inputs.
+Each frozen attrs class costs about a millisecond to build at import, and kb.shell.inputs
+builds thirty: a verb parsed by kb.shell.fastargs (route here, boot in kb.shell.bootinputs,
+list and fleet in kb.shell.listinputs) builds only its own. kb.shell.inputs re-exports
+them all, so every other reader sees one module of inputs.
 """
 
 from __future__ import annotations
 
 from attrs import field, frozen
 
-
-def _non_negative(_inst: object, attribute: object, value: int) -> None:
-    if value < 0:
-        name = getattr(attribute, "name", "top")
-        raise ValueError(f"--{name} takes a whole number of 0 or more, not {value}")
-
-
-def _budget(_inst: object, attribute: object, value: int | None) -> None:
-    if value is not None and value < 0:
-        name = getattr(attribute, "name", "budget").replace("_", "-")
-        raise ValueError(f"--{name} takes a number of bytes, 0 or more, not {value}")
+from kb.shell.validators import _budget, _non_negative
 
 
 @frozen
@@ -37,13 +28,3 @@ class RouteInput:
     context_total: int | None = field(default=None, validator=_budget)
     # `--exit-code`: a `nothing` verdict exits 3 instead of 0, as `grep` exits 1 on no match.
     exit_code: bool = False
-
-
-@frozen
-class BootInput:
-    paths: tuple[str, ...] = ()
-    top: int = field(default=5, validator=_non_negative)
-    all: bool = False
-    session: str | None = None
-    cwd: str | None = None
-    text: bool = False

@@ -13,11 +13,14 @@ from typing import Any
 
 from attrs import field, frozen
 
-# The hot verbs' inputs live apart so `kb route`/`kb boot` build two classes, not thirty.
-from kb.shell.hotinputs import BootInput as BootInput
+# The inputs of the verbs kb.shell.fastargs parses live apart, so `kb route`, `kb boot`,
+# `kb list` and `kb fleet` each build their own class, not thirty.
+from kb.shell.bootinputs import BootInput as BootInput
 from kb.shell.hotinputs import RouteInput as RouteInput
-from kb.shell.hotinputs import _budget as _budget
-from kb.shell.hotinputs import _non_negative
+from kb.shell.listinputs import FleetInput as FleetInput
+from kb.shell.listinputs import ListInput as ListInput
+from kb.shell.validators import _budget as _budget
+from kb.shell.validators import _non_negative
 
 
 def _port(_inst: object, _attribute: object, value: int) -> None:
@@ -69,28 +72,6 @@ class IndexInput:
     json: bool = False  # the indexing summary as JSON
     all: bool = False
     entries: bool = False  # index nothing: the keyword entries as JSON (what --json once was)
-
-
-@frozen
-class ListInput:
-    paths: tuple[str, ...] = ()
-    base: str | None = None
-    folder: str | None = None
-    kind: str | None = None
-    stage: str | None = None
-    provenance: str | None = None
-    json: bool = False
-    all: bool = False
-    # `--where key=value` (repeatable, AND) and `--sort FIELD`: kb.pure.where.
-    where: tuple[str, ...] = field(default=(), kw_only=True)
-    sort: str | None = field(default=None, kw_only=True)
-
-
-@frozen
-class FleetInput:
-    paths: tuple[str, ...] = ()
-    all: bool = False
-    json: bool = False
 
 
 @frozen

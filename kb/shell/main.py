@@ -8,7 +8,6 @@ and `kb <verb> --help` print that verb's help (kb.shell.verbhelp), imported only
 
 from __future__ import annotations
 
-import platform
 import sys
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -18,6 +17,8 @@ from kb.shell.table import BY_NAME, Command, usage_text
 
 
 def version_line() -> str:
+    import platform  # only `--version` asks what machine this is
+
     from kb.version import __version__, build_sha
 
     system = {"Darwin": "macos"}.get(platform.system(), platform.system().lower())

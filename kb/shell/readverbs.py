@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kb.io.memory import Answer, Memory, OpenError, RecallLoss
-from kb.pure.jsonout import dumps
-from kb.pure.listing import Facets, checked, row_json, row_line
-from kb.pure.render import RouteView, route_text
-from kb.shell.hotinputs import RouteInput
 
 if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms
-    from kb.shell.inputs import FleetInput, IndexInput, ListInput
+    from kb.shell.hotinputs import RouteInput
+    from kb.shell.inputs import IndexInput
+    from kb.shell.listinputs import FleetInput, ListInput
+# The JSON writer (with `decimal`), the route view and the listing's classes are imported by
+# the functions that use them: each verb of this module builds only the classes it shows.
 from kb.pure.plural import counted
 from kb.shell.outcome import NOTHING_EXIT, Outcome
 
@@ -32,6 +32,8 @@ def open_warnings(memory: Memory) -> str:
 
 
 def route(inp: RouteInput) -> Outcome:
+    from kb.pure.render import RouteView, route_text
+
     if not inp.context and (inp.context_chars is not None or inp.context_total is not None):
         flag = "--context-chars" if inp.context_chars is not None else "--context-total"
         return Outcome(
@@ -41,6 +43,8 @@ def route(inp: RouteInput) -> Outcome:
     try:
         memory = Memory.open(_paths(inp.paths), all=inp.all)
     except OpenError as e:
+        from kb.pure.jsonout import dumps
+
         out = dumps({"error": str(e), "question": inp.question}) + "\n" if inp.json else ""
         return Outcome(stdout=out, stderr=f"kb: {e}\n", code=1)
     with memory:
@@ -98,11 +102,15 @@ def _route_context(memory: Memory, inp: RouteInput, answer: Answer, stderr: str)
     if refused:
         stderr += "kb: nothing here answers this question (verdict: nothing); no context given\n"
     if inp.json:
+        from kb.pure.jsonout import dumps
+
         return Outcome(stdout=dumps(render_json(excerpts)) + "\n", stderr=stderr)
     return Outcome(stdout=render_text(excerpts), stderr=stderr)
 
 
 def _route_json(memory: Memory, answer: Answer, loss: RecallLoss | None) -> str:
+    from kb.pure.jsonout import dumps
+
     return dumps(route_value(memory, answer, loss)) + "\n"
 
 
@@ -154,6 +162,8 @@ def index(inp: IndexInput) -> Outcome:
 def list_files(inp: ListInput) -> Outcome:
     from returns.result import Failure
 
+    from kb.pure.jsonout import dumps
+    from kb.pure.listing import Facets, checked, row_json, row_line
     from kb.pure.where import conditions, sort_field
 
     facets = checked(Facets(inp.base, inp.folder, inp.kind, inp.stage, inp.provenance))
@@ -190,6 +200,7 @@ def fleet(inp: FleetInput) -> Outcome:
     with memory:
         if inp.json:
             from kb.pure.fleetcard import describe_json
+            from kb.pure.jsonout import dumps
 
             return Outcome(stdout=dumps(describe_json(*memory.fleet_card())) + "\n")
         return Outcome(stdout=memory.describe())

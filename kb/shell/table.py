@@ -17,7 +17,14 @@ from attrs import frozen
 from kb.shell.outcome import Outcome
 from kb.version import DOCS_URL
 
-HOT_INPUTS = frozenset({"RouteInput", "BootInput"})
+# The input classes that live outside kb.shell.inputs (whose thirty classes cost ~35 ms to
+# build), by module: the verbs kb.shell.fastargs parses build only their own.
+LEAN_INPUTS = {
+    "RouteInput": "kb.shell.hotinputs",
+    "BootInput": "kb.shell.bootinputs",
+    "ListInput": "kb.shell.listinputs",
+    "FleetInput": "kb.shell.listinputs",
+}
 
 
 @frozen
@@ -28,7 +35,9 @@ class Command:
     run_ref: str  # "module:function"
     needs: str | None = None  # stderr line when the first required positional is missing
     summary: str = ""
-    hot: bool = False  # runs on every prompt: parsed by kb.shell.fastargs when well-formed
+    # Runs on every prompt (route, boot) or is a quick look a person or script repeats (list,
+    # fleet): parsed by kb.shell.fastargs when well-formed, its input class in LEAN_INPUTS.
+    hot: bool = False
     # A hook (`kb boot`): every outcome exits 0, usage errors included, because a failing
     # UserPromptSubmit hook blocks or decorates the user's message.
     hook: bool = False
@@ -37,7 +46,7 @@ class Command:
 
     @property
     def input_type(self) -> type[Any]:
-        module = "kb.shell.hotinputs" if self.input_name in HOT_INPUTS else "kb.shell.inputs"
+        module = LEAN_INPUTS.get(self.input_name, "kb.shell.inputs")
         cls: type[Any] = getattr(importlib.import_module(module), self.input_name)
         return cls
 
@@ -65,6 +74,7 @@ COMMANDS: tuple[Command, ...] = (
         "ListInput",
         "kb.shell.readverbs:list_files",
         summary="List the files on disk by facet; a filter, never a ranking.",
+        hot=True,
     ),
     Command(
         "route",
@@ -84,6 +94,7 @@ COMMANDS: tuple[Command, ...] = (
         "FleetInput",
         "kb.shell.readverbs:fleet",
         summary="Name the fleet and its agents, from the manifests, never the index.",
+        hot=True,
     ),
 )
 

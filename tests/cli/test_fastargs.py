@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.shell.fastargs import fast_parse
-from kb.shell.inputs import ListInput, RouteInput
+from kb.shell.inputs import FleetInput, ListInput, RouteInput
 from kb.shell.main import _parse
 from kb.shell.outcome import Outcome
 from kb.shell.table import BY_NAME
@@ -95,3 +95,86 @@ def test_exit_code_is_read_by_the_fast_parser() -> None:
     """`kb route q --exit-code` stays on the fast path (issue 16): no cyclopts for it."""
     parsed = fast_parse(RouteInput, ["q", "fleet", "--exit-code"])
     assert parsed == RouteInput(question="q", paths=("fleet",), exit_code=True)
+
+
+# `kb list` and `kb fleet` are parsed by the small parser too (issue 15): cyclopts alone cost
+# them ~60 ms a process. The same two promises hold for them.
+list_flag_tokens = st.lists(
+    st.one_of(
+        st.sampled_from([["--json"], ["--all"]]),
+        st.tuples(
+            st.sampled_from(["--base", "--folder", "--kind", "--stage", "--provenance", "--sort"]),
+            word,
+        ).map(list),
+    ),
+    max_size=6,
+    unique_by=lambda t: t[0],
+)
+
+
+@st.composite
+def list_argv(draw: st.DrawFn) -> list[str]:
+    tokens: list[list[str]] = [[p] for p in draw(st.lists(word, max_size=3))]
+    for flag in draw(list_flag_tokens):  # flags may sit anywhere, before the paths too
+        tokens.insert(draw(st.integers(min_value=0, max_value=len(tokens))), flag)
+    return [t for group in tokens for t in group]
+
+
+@settings(max_examples=150, deadline=None)
+@given(list_argv())
+def test_fast_parser_agrees_with_cyclopts_on_well_formed_list(argv: list[str]) -> None:
+    fast = fast_parse(ListInput, argv)
+    slow = _parse(BY_NAME["list"], argv)
+    assert not isinstance(slow, Outcome), slow
+    assert fast == slow
+
+
+@st.composite
+def fleet_argv(draw: st.DrawFn) -> list[str]:
+    tokens = draw(st.lists(word, max_size=3))
+    for flag in draw(st.lists(st.sampled_from(["--json", "--all"]), max_size=2, unique=True)):
+        tokens.insert(draw(st.integers(min_value=0, max_value=len(tokens))), flag)
+    return tokens
+
+
+@settings(max_examples=100, deadline=None)
+@given(fleet_argv())
+def test_fast_parser_agrees_with_cyclopts_on_well_formed_fleet(argv: list[str]) -> None:
+    fast = fast_parse(FleetInput, argv)
+    slow = _parse(BY_NAME["fleet"], argv)
+    assert not isinstance(slow, Outcome), slow
+    assert fast == slow
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            word,
+            st.sampled_from(
+                [
+                    "--where",
+                    "k=v",
+                    "--sort",
+                    "--kind",
+                    "--kind=tools",
+                    "--json",
+                    "--all",
+                    "--paths",
+                    "-x",
+                    "--base",
+                    "-1",
+                    "12",
+                ]
+            ),
+        ),
+        max_size=6,
+    )
+)
+def test_fast_parser_never_disagrees_on_list_it_only_declines(argv: list[str]) -> None:
+    fast = fast_parse(ListInput, argv)
+    if fast is not None:
+        assert fast == _parse(BY_NAME["list"], argv)
+    fleet = fast_parse(FleetInput, argv)
+    if fleet is not None:
+        assert fleet == _parse(BY_NAME["fleet"], argv)

@@ -1,4 +1,5 @@
-"""`kb route` and `kb boot` run on every prompt: their imports stay lean."""
+"""`kb route` and `kb boot` run on every prompt, `kb list` and `kb fleet` are quick looks:
+their imports stay lean."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import sys
 from kb.shell.main import run
 out = run(sys.argv[1:])
 assert out.code == 0, out.stderr
-heavy = sorted({m.split('.')[0] for m in sys.modules} & set(%r))
+heavy = sorted(m for m in sys.modules if m in %r or m.split('.')[0] in %r)
 print(','.join(heavy))
 """
 
@@ -22,7 +23,7 @@ def _heavy_modules(
     args: list[str], cwd: Path, heavy: tuple[str, ...] = HEAVY, stdin: str = ""
 ) -> str:
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE % (heavy,), *args],
+        [sys.executable, "-c", PROBE % (heavy, heavy), *args],
         cwd=cwd,
         input=stdin,
         capture_output=True,
@@ -39,6 +40,29 @@ def test_route_imports_nothing_heavy(example_fleet: Path) -> None:
     # `--exit-code` is read by the hot path's own parser: not even cyclopts for it (issue 16)
     lean = (*HEAVY, "cyclopts")
     assert _heavy_modules(["route", "backup restore", "--exit-code"], example_fleet, lean) == ""
+    # Issue 15: not the other verbs' inputs, nor the modules only listing, describing, JSON
+    # or indexing use; each of them costs a process its attrs classes or its imports.
+    assert _heavy_modules(["route", "backup restore"], example_fleet, ROUTE_UNUSED) == ""
+    assert _heavy_modules(["route", "nothing like this at all"], example_fleet, ROUTE_UNUSED) == ""
+
+
+# What a terminal `kb route` never uses: every verb's inputs (~35 ms to build), the JSON
+# writer (with decimal), the listing and the fleet card, the scrubber (~35 ms of regexes),
+# the blocks modules.
+ROUTE_UNUSED = (
+    *HEAVY,
+    "cyclopts",
+    "cattrs",
+    "returns",
+    "kb.shell.inputs",
+    "kb.shell.bootinputs",
+    "kb.shell.listinputs",
+    "kb.pure.jsonout",
+    "kb.pure.listing",
+    "kb.pure.fleetcard",
+    "kb.pure.scrub",
+    "kb.pure.blocks",
+)
 
 
 def test_boot_imports_nothing_heavy(example_fleet: Path) -> None:
@@ -50,3 +74,38 @@ def test_boot_imports_nothing_heavy(example_fleet: Path) -> None:
     assert _heavy_modules(["boot", "--all"], example_fleet, heavy, payload) == ""
     assert _heavy_modules(["boot"], example_fleet, heavy, "quantas luas tem jupiter") == ""
     assert _heavy_modules(["boot", "--text"], example_fleet, heavy, "") == ""
+
+
+def test_boot_builds_only_what_a_routed_message_needs(example_fleet: Path) -> None:
+    # Issue 15: a routed message scrubs nothing (only a refusal is written scrubbed), one
+    # that stays with its agent sends no constitution, and a session without a handoff parses
+    # none, so neither the scrubber (~35 ms of regexes), the blocks modules nor the handoff
+    # record's are imported; nor are the other verbs' inputs.
+    unused = (
+        *HEAVY,
+        "cattrs",
+        "cyclopts",
+        "returns",
+        "kb.shell.inputs",
+        "kb.shell.hotinputs",
+        "kb.pure.scrub",
+        "kb.pure.session",  # its classes; the session's file name is kb.pure.sessionname
+        "kb.pure.continuity",  # no handoff was saved, so none is parsed
+        "kb.pure.jsonout",
+        "kb.pure.listing",
+        "kb.pure.fleetcard",
+    )
+    payload = '{"prompt": "how often should I run a backup restore test", "session_id": "s"}'
+    assert _heavy_modules(["boot", "--all"], example_fleet, unused, payload) == ""
+    staying = (*unused, "kb.pure.blocks", "kb.io.blockfiles")  # the second message, same agent
+    assert _heavy_modules(["boot", "--all"], example_fleet, staying, payload) == ""
+
+
+def test_list_and_fleet_skip_the_cli_parser(example_fleet: Path) -> None:
+    # Issue 15: a well-formed `kb list` or `kb fleet` is read by the small parser, so neither
+    # cyclopts nor every verb's inputs are imported.
+    unused = (*HEAVY, "cyclopts", "kb.shell.inputs", "kb.pure.scrub")
+    assert _heavy_modules(["list", "--kind", "memory"], example_fleet, unused) == ""
+    assert _heavy_modules(["list", "--json"], example_fleet, unused) == ""
+    assert _heavy_modules(["fleet"], example_fleet, (*unused, "kb.pure.listing")) == ""
+    assert _heavy_modules(["fleet", "--json"], example_fleet, unused) == ""

@@ -298,3 +298,28 @@ def test_docs_name_every_rule_and_shape() -> None:
         assert f"`{rule.name}`" in doc, rule.name
     for shape in SHAPES:
         assert f"`{shape.provider}`" in doc, shape.provider
+
+
+# Text near every rule's trigger: the characters and words its pattern needs, in any order.
+NEAR_MISSES = [
+    ":", "=", ":=", "=>", "--", "-p", "-u", "%3D", "%3d", "<", "</", ">", "://", "@", '"',
+    "'", "password", "token", "secret", "Bearer ", "authorization", "-----BEGIN ",
+    "LS0tLS1CRUdJTi", "key", "auth", "sk-", "AKIA", " ", "\n", "\t", "|", "a1B2c3D4e5F6g7H8",
+]  # fmt: skip
+
+
+@PROVERBS
+@given(
+    st.one_of(
+        corpus().map(lambda c: c[0]),
+        st.lists(st.one_of(st.sampled_from(NEAR_MISSES), st.text(max_size=6)), max_size=16).map(
+            "".join
+        ),
+    )
+)
+def test_a_rule_skipped_for_what_the_text_lacks_could_not_have_matched(text: str) -> None:
+    # scrub() neither compiles nor runs a rule whose `needs` are all absent (issue 15: the
+    # rules cost ~35 ms to compile, and a `kb boot` refusal scrubs a plain question).
+    for rule in RULES:
+        if rule.needs and not any(n in text for n in rule.needs):
+            assert rule.pattern.search(text) is None, rule.name

@@ -1,0 +1,15 @@
+"""Checks the verbs' input classes share (kb.shell.inputs and the lean input modules)."""
+
+from __future__ import annotations
+
+
+def _non_negative(_inst: object, attribute: object, value: int) -> None:
+    if value < 0:
+        name = getattr(attribute, "name", "top")
+        raise ValueError(f"--{name} takes a whole number of 0 or more, not {value}")
+
+
+def _budget(_inst: object, attribute: object, value: int | None) -> None:
+    if value is not None and value < 0:
+        name = getattr(attribute, "name", "budget").replace("_", "-")
+        raise ValueError(f"--{name} takes a number of bytes, 0 or more, not {value}")
