@@ -294,7 +294,11 @@ def stat_digest(base: BaseSnapshot) -> str:
     """What a stat pass's light headers depend on, besides cached rows keyed by the same
     stats: the map's name and each in-scope file's path, size, mtime, privacy and problem
     (`scan_lights`). The header cache's version is not in it: a new version drops the table."""
-    h = hashlib.blake2b(digest_size=20)
+    # `_blake2` is the C module `hashlib.blake2b` comes from; `hashlib` itself loads OpenSSL
+    # (5 ms of import on every question, for a digest it does not need)
+    from _blake2 import blake2b
+
+    h = blake2b(digest_size=20)
     h.update(f"{base.map_rel}\n".encode("utf-8", "surrogatepass"))
     h.update(
         "\n".join(
@@ -302,7 +306,7 @@ def stat_digest(base: BaseSnapshot) -> str:
             for f in base.files
         ).encode("utf-8", "surrogatepass")
     )
-    return h.hexdigest()
+    return str(h.hexdigest())
 
 
 def content_hash(data: bytes) -> str:
