@@ -534,8 +534,11 @@ class Store:
     def _keep_lights(self, digest: str, lights: Sequence[LightHeader]) -> None:
         """Save a finished stat pass under its digest, opportunistically (a busy or
         read-only index simply reads header rows again next time)."""
-        if self._kept_lights(digest) is not None:
-            return
+        with contextlib.suppress(sqlite3.Error):
+            if self.conn.execute(
+                "SELECT 1 FROM scan_lights WHERE digest = ?", (digest,)
+            ).fetchone():
+                return  # another process kept this walk meanwhile
         blob = json.dumps(
             [[h.rel, h.private, h.bucket, h.hash, h.note] for h in lights], ensure_ascii=False
         )
