@@ -506,7 +506,10 @@ class Store:
                 lights.append(LightHeader(f.rel, f.private, bucket, h or "", note))
                 continue
             header = read_header(base, f)
-            lights.append(LightHeader(f.rel, f.private, header.bucket, header.hash, header.purpose))
+            # as a cached row gives it: the reason for an unreadable file, else nothing (a
+            # kept pass must equal the rows it stands for; the property found the purpose here)
+            note = header.purpose if header.bucket == "unreadable" else ""
+            lights.append(LightHeader(f.rel, f.private, header.bucket, header.hash, note))
             fresh.append((f, header))
         saved = self._save_headers(fresh) if fresh else True
         if saved:

@@ -12,14 +12,14 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kb.io.indexer import index_bases
 from kb.io.memory import Memory
 from kb.pure.suggest import suggest_among
 from kb.pure.tokens import question_terms
-from tests.properties.strategies import FleetSpec, files_of, fleets, write_files
+from tests.properties.strategies import BaseSpec, FleetSpec, NoteSpec, files_of, fleets, write_files
 from tests.properties.test_cache_properties import Change, apply, changes
 
 POSTINGS = settings(
@@ -182,11 +182,27 @@ def _lights(root: Path, include_private: bool, kept: bool) -> list[object]:
             return [b.scan.lights for b in memory.bases]
 
 
+# Found by CI: a note added behind kb's back was kept with its purpose as the unreadable
+# reason, where its cached row gives none.
+_ADDED_NOTE = NoteSpec(
+    "", "floor", ".md", "valid", "**Search for:** {}", ("floor",), "", "floor", (), False, False
+)
+_TWO_BASES = FleetSpec(
+    (BaseSpec("alpha", False, None, (), (), ()), BaseSpec("beta", True, None, (), (), ()))
+)
+_NO_CHANGE = Change((), (), (), ())
+
+
 @POSTINGS
 @given(
     fleet=fleets(),
     per_base=st.lists(changes(maps=True), min_size=3, max_size=3),
     include_private=st.booleans(),
+)
+@example(
+    fleet=_TWO_BASES,
+    per_base=[_NO_CHANGE, Change((), (), (_ADDED_NOTE,), ()), _NO_CHANGE],
+    include_private=False,
 )
 def test_a_kept_stat_pass_equals_reading_every_header_row(
     fleet: FleetSpec, per_base: list[Change], include_private: bool
