@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +29,13 @@ flag_tokens = st.lists(
 )
 
 
+def _agrees(input_type: type[Any], verb: str, argv: list[str]) -> None:
+    """Well-formed arguments: the fast parser answers, exactly as cyclopts does."""
+    slow = _parse(BY_NAME[verb], argv)
+    assert not isinstance(slow, Outcome), slow
+    assert fast_parse(input_type, argv) == slow
+
+
 @st.composite
 def route_argv(draw: st.DrawFn) -> list[str]:
     positionals = [draw(word), *draw(st.lists(word, max_size=3))]
@@ -40,10 +49,7 @@ def route_argv(draw: st.DrawFn) -> list[str]:
 @settings(max_examples=150, deadline=None)
 @given(route_argv())
 def test_fast_parser_agrees_with_cyclopts_on_well_formed_route(argv: list[str]) -> None:
-    fast = fast_parse(RouteInput, argv)
-    slow = _parse(BY_NAME["route"], argv)
-    assert not isinstance(slow, Outcome), slow
-    assert fast == slow
+    _agrees(RouteInput, "route", argv)
 
 
 @settings(max_examples=150, deadline=None)
@@ -123,10 +129,7 @@ def list_argv(draw: st.DrawFn) -> list[str]:
 @settings(max_examples=150, deadline=None)
 @given(list_argv())
 def test_fast_parser_agrees_with_cyclopts_on_well_formed_list(argv: list[str]) -> None:
-    fast = fast_parse(ListInput, argv)
-    slow = _parse(BY_NAME["list"], argv)
-    assert not isinstance(slow, Outcome), slow
-    assert fast == slow
+    _agrees(ListInput, "list", argv)
 
 
 @st.composite
@@ -140,10 +143,7 @@ def fleet_argv(draw: st.DrawFn) -> list[str]:
 @settings(max_examples=100, deadline=None)
 @given(fleet_argv())
 def test_fast_parser_agrees_with_cyclopts_on_well_formed_fleet(argv: list[str]) -> None:
-    fast = fast_parse(FleetInput, argv)
-    slow = _parse(BY_NAME["fleet"], argv)
-    assert not isinstance(slow, Outcome), slow
-    assert fast == slow
+    _agrees(FleetInput, "fleet", argv)
 
 
 @settings(max_examples=150, deadline=None)
