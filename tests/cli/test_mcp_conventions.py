@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 
 from kb.pure.listing import PROVENANCES, STAGES
 from kb.pure.paths import KINDS

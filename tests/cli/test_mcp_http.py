@@ -39,7 +39,7 @@ BAD_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("kb_list", {"stage": "final"}),
     ("kb_nope", {}),
 ]
-INIT = {
+INIT: dict[str, Any] = {
     "jsonrpc": "2.0",
     "id": 1,
     "method": "initialize",

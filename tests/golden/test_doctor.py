@@ -14,6 +14,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,7 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def _hooks(**events: list[str] | list[tuple[str, int]]) -> dict[str, object]:
+def _hooks(**events: Sequence[str | tuple[str, int]]) -> dict[str, object]:
     out: dict[str, list[dict[str, object]]] = {}
     for event, commands in events.items():
         hooks: list[dict[str, object]] = []

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +238,11 @@ def _race(root: str, agent: str, barrier: Any, queue: Any) -> None:
     queue.put((agent, isinstance(moved, Success)))
 
 
+def _saving(record: ho.Record) -> Callable[[ho.Record | None], ho.Move]:
+    """The move that saves `record`, whatever the lock finds."""
+    return lambda _found: ho.Save(record)
+
+
 def test_two_claim_processes_exactly_one_wins(example_fleet: Path, tmp_path: Path) -> None:
     """The spec's race: two `kb handoff claim` processes at once, twenty times over. The
     twenty pairs run side by side (each on its own root) so the test takes seconds."""
@@ -246,7 +252,7 @@ def test_two_claim_processes_exactly_one_wins(example_fleet: Path, tmp_path: Pat
     for n, root in enumerate(roots):
         root.mkdir(exist_ok=True)
         record = ho.Record(session="r", agent="ada", task=f"trial {n}", updated_at=today())
-        assert sessions.change(str(root), "r", lambda _r, rec=record: ho.Save(rec))
+        assert sessions.change(str(root), "r", _saving(record))
         pairs.append(
             [
                 subprocess.Popen(
@@ -269,8 +275,8 @@ def test_two_claim_processes_exactly_one_wins(example_fleet: Path, tmp_path: Pat
         assert winners[0][1] == f"claimed handoff for session r by {winner}\n"
         assert losers[0][0] == 1
         assert losers[0][2] == f"kb handoff claim: handoff already claimed by {winner}\n"
-        record = sessions.load(str(root), "r")
-        assert record is not None and record.claimed_by == winner
+        loaded = sessions.load(str(root), "r")
+        assert loaded is not None and loaded.claimed_by == winner
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="fork start method")
@@ -282,7 +288,7 @@ def test_many_claimers_released_at_once_exactly_one_wins(tmp_path: Path) -> None
         root = tmp_path / f"t{trial}"
         root.mkdir()
         record = ho.Record(session="race", agent="ada", task="t", updated_at="2026-01-01")
-        assert sessions.change(str(root), "race", lambda _r, rec=record: ho.Save(rec))
+        assert sessions.change(str(root), "race", _saving(record))
         barrier = ctx.Barrier(8)
         queue = ctx.Queue()
         workers = [

@@ -15,12 +15,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.pure import handoff as ho
-from kb.pure.session import Refused, Routed, parse_events
+from kb.pure.session import Refused, Routed, flatten, parse_events
 
 PROPS = settings(max_examples=300, deadline=None)
 TODAY = "2026-02-03"
@@ -73,7 +76,7 @@ def test_the_machine_matches_the_reference_model(actions: list[tuple[str, str]])
     model = Model()
     record: ho.Record | None = None
     for n, (action, agent) in enumerate(actions):
-        expected = model.apply(action, ho.flatten(agent))
+        expected = model.apply(action, flatten(agent))
         stepped = ho.step(record, move_for(action, agent, n))
         if expected is None:
             record = stepped.unwrap()
@@ -115,7 +118,7 @@ ITEMS = st.lists(TEXT, max_size=4).map(tuple)
 def records(draw: st.DrawFn) -> ho.Record:
     return ho.clean(
         ho.Record(
-            session=draw(st.text(min_size=1, max_size=30).filter(lambda s: ho.flatten(s) != "")),
+            session=draw(st.text(min_size=1, max_size=30).filter(lambda s: flatten(s) != "")),
             agent=draw(TEXT),
             task=draw(TEXT),
             status=draw(st.sampled_from(list(ho.Status))),
@@ -166,18 +169,12 @@ SECRET = "sk-proj-Zq8Lm2Xv9Tn4Rb7Kc1Wd"
 @PROPS
 @given(records(), st.sampled_from(["agent", "task", "decisions", "references"]))
 def test_no_secret_reaches_the_record(record: ho.Record, where: str) -> None:
-    value: object = f"see {SECRET} now"
+    value: Any = f"see {SECRET} now"
     if where in ("decisions", "references"):
         value = (f"token={SECRET}",)
-    saved = ho.step(None, ho.Save(ho.Record(**{**_fields(record), where: value}))).unwrap()
+    saved = ho.step(None, ho.Save(attrs.evolve(record, **{where: value}))).unwrap()
     claimed = ho.step(saved, ho.Claim(f"agent {SECRET}", TODAY)).unwrap()
     assert SECRET not in ho.render(claimed)
-
-
-def _fields(record: ho.Record) -> dict[str, object]:
-    import attrs
-
-    return attrs.asdict(record, recurse=False)
 
 
 # -- agreement with kb boot's hot-path readers -------------------------------------------------
@@ -219,7 +216,7 @@ def test_boot_reads_the_record_this_side_writes(record: ho.Record, budget: int) 
     assert continuity.briefing(theirs, budget) == ho.briefing(record, budget)
 
 
-WORD = st.text(max_size=20).filter(lambda w: "," not in w and ho.flatten(w) != "")
+WORD = st.text(max_size=20).filter(lambda w: "," not in w and flatten(w) != "")
 
 
 @PROPS
@@ -228,6 +225,6 @@ def test_capture_reads_the_events_boot_writes(question: str, words: list[str], a
     sessionlog = pytest.importorskip("kb.pure.sessionlog")
     text = sessionlog.refused_line(question, words) + sessionlog.routed_line(agent)
     assert parse_events(text) == (
-        Refused(ho.flatten(question), tuple(ho.flatten(w) for w in words)),
-        Routed(ho.flatten(agent)),
+        Refused(flatten(question), tuple(flatten(w) for w in words)),
+        Routed(flatten(agent)),
     )

@@ -31,11 +31,11 @@ questions = st.text(_QUESTION_CHARS, min_size=1, max_size=40).filter(lambda q: q
 
 # Anything without a newline: the log is line-based, and the question is the rest of a line.
 any_question = st.text(
-    st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), min_size=1, max_size=30
+    st.characters(blacklist_characters="\n", blacklist_categories=["Cs"]), min_size=1, max_size=30
 ).filter(lambda q: q == q.strip() and bool(q))
 dates = st.from_regex(r"20[0-9]{2}-[01][0-9]-[0-3][0-9]", fullmatch=True)
 offers = st.lists(
-    st.text(st.characters(blacklist_characters="\n,", blacklist_categories=("Cs",)), min_size=1)
+    st.text(st.characters(blacklist_characters="\n,", blacklist_categories=["Cs"]), min_size=1)
     .map(str.strip)
     .filter(bool),
     max_size=3,

@@ -34,7 +34,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -357,7 +357,7 @@ def _stdin(text: str) -> Iterator[None]:
         sys.stdin = saved
 
 
-def _mcp(server: Server, tool: str, arguments: dict[str, object]) -> str:
+def _mcp(server: Server, tool: str, arguments: Mapping[str, object]) -> str:
     """A tool's text, as the client shows it, then its structured content as one JSON line
     (or the error, when the tool refused). kb_remember's JSON restates the claim in three
     keys, dropped as the CLI's `--json` check drops them."""
@@ -459,6 +459,8 @@ def test_no_surface_serves_the_private_layer_without_all(world: World) -> None:
         def ask(what: str, text: str, echo: tuple[str, ...] = ()) -> None:
             probe.hidden(what, text, echo)
 
+        flags: Mapping[str, object]  # each verb's keyword arguments, varied per loop
+        arguments: Mapping[str, object]
         # -- the read verbs, text and JSON, none given --all --------------------------------
         for q in questions[:2]:
             for flags in (
@@ -543,8 +545,8 @@ def test_no_surface_serves_the_private_layer_without_all(world: World) -> None:
             # -- the library ---------------------------------------------------------------
             for q in questions[:2]:
                 a = memory.ask(q, 50)
-                found = (a.found, a.keyword_hits, a.agent, a.keyword_top, a.changed)
-                ask(f"Memory.ask {q!r}", repr(found))
+                served = (a.found, a.keyword_hits, a.agent, a.keyword_top, a.changed)
+                ask(f"Memory.ask {q!r}", repr(served))
                 ask(f"Memory.retrieve {q!r}", repr(memory.retrieve(q, 50)))
                 ask(f"Memory.route {q!r}", repr(memory.route(q, 50)))
                 evidence = [
@@ -613,8 +615,12 @@ def test_no_surface_serves_the_private_layer_without_all(world: World) -> None:
         keys = {(f.base, f.rel) for f in private}
         for message in [marked, *(Path(f.rel).stem.replace("-", " ") for f in private)]:
             routed = json.loads(run(["route", message, where, "--json", "--all"]).stdout)
-            first = routed["results"][0] if routed["results"] else None
-            if routed["verdict"] != "hit" or (first["base"], first["path"]) not in keys:
+            best: dict[str, Any] | None = routed["results"][0] if routed["results"] else None
+            if (
+                routed["verdict"] != "hit"
+                or best is None
+                or (best["base"], best["path"]) not in keys
+            ):
                 continue
             with _stdin(message):
                 got = run(["boot", where, "--text", "--all"]).stdout

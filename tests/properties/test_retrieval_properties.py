@@ -15,7 +15,7 @@ from kb.io.memory import Memory
 from kb.pure.header import derived_keys
 from kb.pure.textrank import Candidate, TextStats, score_chunks
 from kb.pure.tokens import MAX_QUESTION_CHARS, fold, normalise, question_terms, stem
-from kb.pure.verdict import Evidence, coverage_of, verdict_of
+from kb.pure.verdict import Evidence, Verdict, coverage_of, verdict_of
 
 PURE = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 REPO = Path(__file__).resolve().parents[2]
@@ -175,7 +175,9 @@ def _example(tmp: Path) -> Path:
     return dst
 
 
-def _answers(paths: list[str], renames: dict[str, str]) -> list[tuple[str, list[tuple[str, str]]]]:
+def _answers(
+    paths: list[str], renames: dict[str, str]
+) -> list[tuple[Verdict, list[tuple[str, str]]]]:
     back = {new: old for old, new in renames.items()}
     out = []
     with Memory.open(paths) as memory:

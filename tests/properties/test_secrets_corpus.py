@@ -30,7 +30,7 @@ import re
 import string
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -365,7 +365,7 @@ def _stdin(text: str) -> Iterator[None]:
         sys.stdin = saved
 
 
-def _mcp(server: Server, tool: str, arguments: dict[str, object]) -> str:
+def _mcp(server: Server, tool: str, arguments: Mapping[str, object]) -> str:
     reply = server.handle(
         {
             "jsonrpc": "2.0",

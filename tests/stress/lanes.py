@@ -118,7 +118,7 @@ def calls(role: str, lane: str, i: int) -> list[Call]:
         keys = f"qz{lane}n{i}, kestrel {lane} {i}"
         folder = FOLDERS[i % len(FOLDERS)]
         summary = f"Stress note {lane} {i}"
-        argv = ("write", agent, slug, ".", "--keys", keys, "--summary", summary)
+        argv: tuple[str, ...] = ("write", agent, slug, ".", "--keys", keys, "--summary", summary)
         tag = {"agent": agent, "slug": slug, "folder": folder, "key": f"qz{lane}n{i}"}
         tag["summary"] = summary
         return [Call((*argv, "--folder", folder), note_body(lane, i), tag=tag)]

@@ -386,7 +386,7 @@ def test_the_rejection_log_counts_every_refusal(storm: Storm) -> None:
     for r in storm.of("mix"):
         if r["argv"][0] == "-c":
             assert r["code"] == 0 and r["stdout"] == "recorded\n", _brief(r)
-            want[tuple(r["argv"][2:5])] += 1  # type: ignore[index]
+            want[tuple(r["argv"][2:5])] += 1
     assert want
     path = rejectlog.log_path(str(storm.fleet))
     text = path.read_text(encoding="utf-8")

@@ -21,7 +21,7 @@ from kb.pure.sources import parse_record, render_record
 
 # Appended, not inserted: benchmarks/mcp.py must not shadow the installed `mcp` package.
 sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from generate import FleetSummary, generate
+from generate import FleetSummary, generate  # type: ignore[import-not-found, unused-ignore]
 
 NOTES = 400
 INTENDED = {"E02", "E05", "W01", "W06", "W07", "W09"}

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from kb.io import live as live_module
 from kb.io.live import RECHECK_FACTOR, LiveMemory
 from kb.io.memory import Memory, OpenError
 from tests.conftest import EXAMPLE_FLEET, _copy
@@ -77,7 +76,7 @@ def test_a_failed_reopen_keeps_the_last_good_memory(
         def broken(*_a: object, **_k: object) -> Memory:
             raise OpenError("a base is half-way through a checkout")
 
-        monkeypatch.setattr(live_module.Memory, "open", broken)
+        monkeypatch.setattr(Memory, "open", broken)  # the class kb.io.live opens
         assert live.current() is kept and live.reopened == 0
         monkeypatch.undo()
         assert "knowledge/wombat.md" in _rels(live.current()) and live.reopened == 1
