@@ -10,6 +10,8 @@ Rules of this module:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from attrs import frozen
 
 
@@ -70,6 +72,23 @@ class PrivateLayer:
             if top == f or rel == f or rel.startswith(f + "/"):
                 return True
         return False
+
+    def cover_test(self) -> Callable[[str], bool]:
+        """`covers` as one test to apply to every path of a walk: when no folder is nested
+        (the usual layer), a path is covered exactly when its first segment is a folder,
+        one set lookup instead of a loop (a `private =` value holds no `/` in any fleet we
+        have seen; a nested one keeps the loop)."""
+        if self.whole:
+            return _always
+        folders = self.folders + self.kept
+        if any("/" in f for f in folders):
+            return self.covers
+        tops = frozenset(folders)
+        return lambda rel: rel.partition("/")[0] in tops
+
+
+def _always(rel: str) -> bool:
+    return True
 
 
 DEFAULT_PRIVATE_FOLDERS = ("profile", "projects", "records")

@@ -13,6 +13,7 @@ from kb.pure.chunking import chunk
 from kb.pure.entries import Entry, parse_note, prepare
 from kb.pure.header import first_heading, front_matter, header_of, terms_in
 from kb.pure.keyword import KeywordHit, KeywordIndex
+from kb.pure.manifest import PrivateLayer
 from kb.pure.tokens import STOPWORDS, normalise
 from kb.pure.verdict import confidence_of, floor_for
 from tests.properties.strategies import alias_pairs, entries, questions
@@ -249,3 +250,24 @@ def test_phrase_matches_inside_words_in_both_rankings(phrase: str, question: str
     terms = normalise(question)
     assert [h.entry.rel for h in index.rank(terms, 5)] == ["k/a.md"]
     assert index.rank(terms, 5) == index.rank_naive(terms, 5)
+
+
+# Folder names as `private =` values hold them: mostly plain segments, sometimes nested or
+# empty, drawn from a small alphabet so paths often fall under them.
+_segment = st.text(alphabet="abr/.", max_size=6)
+
+
+@given(
+    whole=st.booleans(),
+    folders=st.lists(_segment, max_size=4),
+    kept=st.lists(_segment, max_size=2),
+    rels=st.lists(_segment, max_size=12),
+)
+def test_a_walks_cover_test_agrees_with_covers(
+    whole: bool, folders: list[str], kept: list[str], rels: list[str]
+) -> None:
+    """The walk judges every path with `cover_test()`, faster than `covers` when no folder
+    is nested; it must answer exactly as `covers` does, for every layer and path."""
+    layer = PrivateLayer(whole, tuple(folders), kept=tuple(kept))
+    test = layer.cover_test()
+    assert [test(rel) for rel in rels] == [layer.covers(rel) for rel in rels]
