@@ -440,7 +440,13 @@ class Memory:
             for t, found in variants.items():
                 forms.setdefault(t, {t}).update(found)
             words = [w for t in terms for w in variants.get(t, (t,))]
-            expr, rows = store.rank(words, per_base, self.include_private)
+            rows: list[tuple[int, str, str]]
+            if store.holds_none(words):
+                # the expression the ranking would have built (absent words are never
+                # pruned as too common), and no rows: nothing here can match
+                expr, rows = " OR ".join(f'"{w}"' for w in dict.fromkeys(words)), []
+            else:
+                expr, rows = store.rank(words, per_base, self.include_private)
             exprs.append(expr)
             kept = [(rowid, base, path) for rowid, base, path in rows if path in scope]
             counted = store.chunk_counts([rowid for rowid, _, _ in kept])
