@@ -352,11 +352,12 @@ class Memory:
         chosen: dict[tuple[int, str], int] = {}
         for i, store in enumerate(self._stores):
             order = self._entry_order[i]
-            for word, rel in store.vocabulary_rows(terms):
+            vocabulary, phrases = store.candidate_rows(terms, term_prefixes(terms))
+            for word, rel in vocabulary:
                 if rel in order:
                     df[word] = df.get(word, 0) + 1
                     chosen[(i, rel)] = order[rel]
-            for _, rel in store.phrase_rows(term_prefixes(terms)):
+            for _, rel in phrases:
                 if rel in order:
                     chosen[(i, rel)] = order[rel]
         prepared = self._prepared_at(chosen)
