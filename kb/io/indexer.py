@@ -60,7 +60,11 @@ def _sync(store: Store, snap: BaseSnapshot, scan: HeaderScan, include_private: b
 
     while True:
         try:
-            return store.sync(snap, scan.lights, records, fronts, stamp)
+            report = store.sync(snap, scan.lights, records, fronts, stamp)
+            # the stem lookup questions take before scanning the vocabulary; a busy index
+            # keeps the old table unstamped, and questions scan as before
+            store.refresh_text_words()
+            return report
         except sqlite3.OperationalError as e:  # the sync rolled back: nothing half-written
             if not _busy(e) or time.monotonic() > deadline:
                 raise

@@ -37,7 +37,7 @@ from kb.pure.textrank import Counts, TextStats
 from kb.pure.tokens import stem, words
 
 # Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 11
+HEADER_CACHE_VERSION = 12
 BUSY_TIMEOUT_MS = 5000
 CACHE_WRITE_BUSY_MS = 50  # the header cache is saved only if the write lock is free now
 PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
@@ -55,6 +55,9 @@ SYNC_BATCH_FILES = 256
 # stem (`get`) prefixes many unrelated words, so the scan and the class are bounded.
 STEM_SCAN_MAX = 2000
 STEM_CLASS_MAX = 16
+# FTS5 keeps its structure record (the segments and a counter of segments written, so every
+# write changes it) in the `_data` table under this id (fts5Int.h: FTS5_STRUCTURE_ROWID)
+FTS5_STRUCTURE_ID = 10
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
@@ -107,6 +110,9 @@ CREATE TABLE IF NOT EXISTS kw_trigrams (
     tri TEXT NOT NULL, part TEXT NOT NULL, PRIMARY KEY (tri, part)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS scan_lights (digest TEXT PRIMARY KEY, lights TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS source_stamps (base TEXT PRIMARY KEY, stamp TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS text_words (
+    stem TEXT NOT NULL, word TEXT NOT NULL, PRIMARY KEY (stem, word)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS text_words_stamp (id INTEGER PRIMARY KEY, structure BLOB NOT NULL);
 """
 HEADER_TABLES = (
     "headers",
@@ -116,7 +122,20 @@ HEADER_TABLES = (
     "kw_trigrams",
     "scan_lights",
     "source_stamps",
+    "text_words",
+    "text_words_stamp",
 )
+
+# `text_words` is every word of the text index (FTS5's vocabulary) under its stem, and
+# `text_words_stamp` the FTS5 structure record it was read at (issue 15). A question must
+# know each of its words' stem class (the indexed words sharing its stem, and their chunk
+# counts); finding it scans the FTS5 vocabulary from the stem as a prefix, and opening that
+# scan costs about 50 us per word per base even when nothing is there: most of a refused
+# question. While the structure record is the one stamped (every write to the text index
+# flushes a new segment, which changes it), a stem with no row here has an empty class, with
+# no scan; a stem with rows is still scanned for its counts. Written by `kb index` after its
+# sync, in a transaction of its own; a stale or missing stamp means every stem is scanned,
+# as before.
 
 # `scan_lights` holds a finished stat pass (issue 15): the light headers of every file, as one
 # JSON array, under the digest of the walk it answered (each file's path, size, mtime_ns,
@@ -353,6 +372,10 @@ class Store:
         # The `data_version` the stem scans and document counts were read at: another
         # process's commit (a `kb index` while a library caller holds this store) empties them.
         self._vocab_version = -1
+        # Whether `text_words` may be trusted at `_vocab_version` (None: not yet asked)
+        self._words_trusted: bool | None = None
+        # (chunks, tokens) from FTS5's averages record, read once per `_vocab_version`
+        self._averages: tuple[int, int] | None = None
         _track(self)
 
     @property
@@ -818,6 +841,9 @@ class Store:
 
         self._df_cache.clear()
         self._chunk_count = None
+        # this connection's own writes do not move its `data_version`: forget what the
+        # vocabulary said, so a question after this sync reads it again
+        self._vocab_version = -1
         rows = self.conn.execute(
             "SELECT path, hash, private FROM files WHERE base = ?", (base.name,)
         ).fetchall()
@@ -1069,26 +1095,24 @@ class Store:
         empty and offers only the words themselves."""
         variants: dict[str, tuple[str, ...]] = {t: (t,) for t in terms}
         try:
-            if not self._vocab_ready:
-                self.conn.execute(
-                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab "
-                    "USING fts5vocab(main, chunks, 'row')"
-                )
-                self._vocab_ready = True
             version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
             if version != self._vocab_version:
                 self._stem_cache.clear()
                 self._stem_complete.clear()
                 self._df_cache.clear()
                 self._chunk_count = None
+                self._words_trusted = None
+                self._averages = None
                 self._vocab_version = version
-            row = self.conn.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
-            counts = _varints(bytes(row[0])) if row else []
-            chunks = counts[0] if counts else 0
-            tokens = sum(counts[1:])
+            if self._averages is None:
+                row = self.conn.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
+                counts = _varints(bytes(row[0])) if row else []
+                self._averages = (counts[0] if counts else 0, sum(counts[1:]))
+            chunks, tokens = self._averages
+            roots = {t: stem(t) for t in terms}
+            self._note_empty_classes(set(roots.values()))
             df: list[tuple[str, int]] = []
-            for term in dict.fromkeys(terms):
-                root = stem(term)
+            for term, root in roots.items():
                 found = self._stem_class(root)
                 words = tuple(w for w, _ in found) or (term,)
                 variants[term] = words if term in words else (term, *words)
@@ -1103,6 +1127,12 @@ class Store:
         cached = self._stem_cache.get(root)
         if cached is not None:
             return cached
+        if not self._vocab_ready:
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab "
+                "USING fts5vocab(main, chunks, 'row')"
+            )
+            self._vocab_ready = True
         upper = root[:-1] + chr(ord(root[-1]) + 1) if root else ""
         rows = self.conn.execute(
             "SELECT term, doc FROM temp.kb_vocab WHERE term >= ? AND term < ? LIMIT ?",
@@ -1113,6 +1143,85 @@ class Store:
         if len(rows) < STEM_SCAN_MAX:
             self._stem_complete.add(root)
         return found
+
+    def _note_empty_classes(self, roots: set[str]) -> None:
+        """Record as empty and complete, without a scan, the stem classes `text_words`
+        proves empty (it holds every indexed word while its stamp is current)."""
+        wanted = sorted(r for r in roots if r not in self._stem_cache)
+        if not wanted or len(wanted) > SQL_VARIABLES or not self._text_words_current():
+            return
+        marks = ",".join("?" * len(wanted))
+        held = {
+            str(r[0])
+            for r in self.conn.execute(
+                f"SELECT DISTINCT stem FROM text_words WHERE stem IN ({marks})", wanted
+            )
+        }
+        for root in wanted:
+            if root not in held:
+                self._stem_cache[root] = []
+                self._stem_complete.add(root)
+
+    def _text_words_current(self) -> bool:
+        """Whether `text_words` was read at the text index's present structure record."""
+        if self._words_trusted is None:
+            try:
+                kept = self.conn.execute(
+                    "SELECT structure FROM text_words_stamp WHERE id = 1"
+                ).fetchone()
+                self._words_trusted = kept is not None and bytes(kept[0]) == self._structure()
+            except sqlite3.Error:  # an index without the table (another kb's): scan
+                self._words_trusted = False
+        return self._words_trusted
+
+    def _structure(self) -> bytes:
+        row = self.conn.execute(f"SELECT block FROM chunks_data WHERE id = {FTS5_STRUCTURE_ID}")
+        found = row.fetchone()
+        return bytes(found[0]) if found else b""
+
+    def refresh_text_words(self) -> bool:
+        """Bring `text_words` in line with the text index's vocabulary and stamp it, unless
+        it already is; in one transaction of its own, so the structure record cannot change
+        between the reading and the stamp. False when the index was busy or could not be
+        written: questions then scan each stem, as before the table existed."""
+        conn = self.conn
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {CACHE_WRITE_BUSY_MS}")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                structure = self._structure()
+                kept = conn.execute("SELECT structure FROM text_words_stamp WHERE id = 1")
+                row = kept.fetchone()
+                if row is None or bytes(row[0]) != structure:
+                    conn.execute(
+                        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab "
+                        "USING fts5vocab(main, chunks, 'row')"
+                    )
+                    self._vocab_ready = True
+                    now = {str(t) for (t,) in conn.execute("SELECT term FROM temp.kb_vocab")}
+                    had = {str(w) for (w,) in conn.execute("SELECT word FROM text_words")}
+                    conn.executemany(
+                        "DELETE FROM text_words WHERE stem = ? AND word = ?",
+                        ((stem(w), w) for w in sorted(had - now)),
+                    )
+                    conn.executemany(
+                        "INSERT INTO text_words VALUES (?, ?)",
+                        ((stem(w), w) for w in sorted(now - had)),
+                    )
+                    conn.execute(
+                        "INSERT OR REPLACE INTO text_words_stamp VALUES (1, ?)", (structure,)
+                    )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error:
+            return False
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._words_trusted = None
+        return True
 
     def holds_none(self, terms: Sequence[str]) -> bool:
         """Whether the stem scans `text_stats` made prove that no chunk holds any of these
