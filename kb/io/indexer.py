@@ -61,8 +61,9 @@ def _sync(store: Store, snap: BaseSnapshot, scan: HeaderScan, include_private: b
     while True:
         try:
             report = store.sync(snap, scan.lights, records, fronts, stamp)
-            # the stem lookup questions take before scanning the vocabulary; a busy index
-            # keeps the old table unstamped, and questions scan as before
+            # the words questions look their stems up in before scanning the vocabulary;
+            # an index busy now keeps its old stamp, which no longer matches, and questions
+            # scan as before until the next `kb index`
             store.refresh_text_words()
             return report
         except sqlite3.OperationalError as e:  # the sync rolled back: nothing half-written
