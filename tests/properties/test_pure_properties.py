@@ -14,6 +14,7 @@ from kb.pure.entries import Entry, parse_note, prepare
 from kb.pure.header import first_heading, front_matter, header_of, terms_in
 from kb.pure.keyword import KeywordHit, KeywordIndex
 from kb.pure.manifest import PrivateLayer
+from kb.pure.textrank import NO_STATS, TextStats, fleet_stats
 from kb.pure.tokens import STOPWORDS, normalise
 from kb.pure.verdict import confidence_of, floor_for
 from tests.properties.strategies import alias_pairs, entries, questions
@@ -271,3 +272,22 @@ def test_a_walks_cover_test_agrees_with_covers(
     layer = PrivateLayer(whole, tuple(folders), kept=tuple(kept))
     test = layer.cover_test()
     assert [test(rel) for rel in rels] == [layer.covers(rel) for rel in rels]
+
+
+_stats = st.builds(
+    TextStats,
+    st.integers(0, 10_000),
+    st.integers(0, 1_000_000),
+    st.dictionaries(st.sampled_from(("tide", "moon", "floor", "piso", "x")), st.integers(0, 99))
+    .map(lambda d: tuple(d.items())),
+)
+
+
+@given(parts=st.lists(_stats, max_size=6))
+def test_fleet_stats_is_the_fold_of_plus(parts: list[TextStats]) -> None:
+    """The one-pass sum a question takes over its bases equals folding them with `plus`,
+    words in the same order."""
+    folded = NO_STATS
+    for part in parts:
+        folded = folded.plus(part)
+    assert fleet_stats(parts) == folded
