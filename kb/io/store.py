@@ -16,6 +16,7 @@ the next open tries again.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sqlite3
@@ -55,6 +56,10 @@ SYNC_BATCH_FILES = 256
 # stem (`get`) prefixes many unrelated words, so the scan and the class are bounded.
 STEM_SCAN_MAX = 2000
 STEM_CLASS_MAX = 16
+# A question's words are stemmed once per base it is asked of, twice (11 bases, about 35
+# calls a question): the stems of recent question words are kept. Pure, so never stale.
+_question_stem = functools.lru_cache(maxsize=4096)(stem)
+
 # FTS5 keeps its structure record (the segments and a counter of segments written, so every
 # write changes it) in the `_data` table under this id (fts5Int.h: FTS5_STRUCTURE_ROWID)
 FTS5_STRUCTURE_ID = 10
@@ -1109,7 +1114,7 @@ class Store:
                 counts = _varints(bytes(row[0])) if row else []
                 self._averages = (counts[0] if counts else 0, sum(counts[1:]))
             chunks, tokens = self._averages
-            roots = {t: stem(t) for t in terms}
+            roots = {t: _question_stem(t) for t in terms}
             self._note_empty_classes(set(roots.values()))
             df: list[tuple[str, int]] = []
             for term, root in roots.items():
@@ -1235,7 +1240,7 @@ class Store:
         for term in terms:
             if not (term.isascii() and term.isalnum() and term == term.lower()):
                 return False
-            root = stem(term)
+            root = _question_stem(term)
             if self._stem_cache.get(root) != [] or root not in self._stem_complete:
                 return False
         return bool(terms)
