@@ -28,6 +28,7 @@ from kb.io.store import (
     LightHeader,
     Store,
     StoreError,
+    match_expression,
     token_sets_of,
 )
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots, fleet_manifest
@@ -445,7 +446,7 @@ class Memory:
             if store.holds_none(words):
                 # the expression the ranking would have built (absent words are never
                 # pruned as too common), and no rows: nothing here can match
-                expr, rows = " OR ".join(f'"{w}"' for w in dict.fromkeys(words)), []
+                expr, rows = match_expression(dict.fromkeys(words)), []
             else:
                 expr, rows = store.rank(words, per_base, self.include_private)
             exprs.append(expr)

@@ -333,6 +333,11 @@ def stat_digest(base: BaseSnapshot) -> str:
     return str(h.hexdigest())
 
 
+def match_expression(words: Iterable[str]) -> str:
+    """The FTS5 MATCH expression for any of `words`, each quoted as one phrase."""
+    return " OR ".join(f'"{w}"' for w in words)
+
+
 def content_hash(data: bytes) -> str:
     """A stable 64-bit digest used only to skip unchanged files (not a security boundary)."""
     # Imported here: hashlib loads OpenSSL (~3 ms), and a question over an unchanged base
@@ -1037,7 +1042,7 @@ class Store:
         """The MATCH expression and the best (rowid, base, path) rows, best first."""
         if not terms or limit <= 0:
             return "", []
-        expr = " OR ".join(f'"{t}"' for t in self._prune(list(dict.fromkeys(terms))))
+        expr = match_expression(self._prune(list(dict.fromkeys(terms))))
         limit = min(limit, SQL_LIMIT_MAX)
         try:
             spans = self._spans()
@@ -1132,12 +1137,7 @@ class Store:
         cached = self._stem_cache.get(root)
         if cached is not None:
             return cached
-        if not self._vocab_ready:
-            self.conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab "
-                "USING fts5vocab(main, chunks, 'row')"
-            )
-            self._vocab_ready = True
+        self._vocab_view()
         upper = root[:-1] + chr(ord(root[-1]) + 1) if root else ""
         rows = self.conn.execute(
             "SELECT term, doc FROM temp.kb_vocab WHERE term >= ? AND term < ? LIMIT ?",
@@ -1171,13 +1171,25 @@ class Store:
         """Whether `text_words` was read at the text index's present structure record."""
         if self._words_trusted is None:
             try:
-                kept = self.conn.execute(
-                    "SELECT structure FROM text_words_stamp WHERE id = 1"
-                ).fetchone()
-                self._words_trusted = kept is not None and bytes(kept[0]) == self._structure()
+                kept = self._words_stamp()
+                self._words_trusted = kept is not None and kept == self._structure()
             except sqlite3.Error:  # an index without the table (another kb's): scan
                 self._words_trusted = False
         return self._words_trusted
+
+    def _vocab_view(self) -> None:
+        """The `fts5vocab` view of the text index, in the temp schema (so a read-only index
+        serves too), made once per connection."""
+        if not self._vocab_ready:
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab "
+                "USING fts5vocab(main, chunks, 'row')"
+            )
+            self._vocab_ready = True
+
+    def _words_stamp(self) -> bytes | None:
+        row = self.conn.execute("SELECT structure FROM text_words_stamp WHERE id = 1").fetchone()
+        return bytes(row[0]) if row is not None else None
 
     def _structure(self) -> bytes:
         row = self.conn.execute(f"SELECT block FROM chunks_data WHERE id = {FTS5_STRUCTURE_ID}")
@@ -1195,14 +1207,8 @@ class Store:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 structure = self._structure()
-                kept = conn.execute("SELECT structure FROM text_words_stamp WHERE id = 1")
-                row = kept.fetchone()
-                if row is None or bytes(row[0]) != structure:
-                    conn.execute(
-                        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab "
-                        "USING fts5vocab(main, chunks, 'row')"
-                    )
-                    self._vocab_ready = True
+                if self._words_stamp() != structure:
+                    self._vocab_view()
                     now = {str(t) for (t,) in conn.execute("SELECT term FROM temp.kb_vocab")}
                     had = {str(w) for (w,) in conn.execute("SELECT word FROM text_words")}
                     conn.executemany(
