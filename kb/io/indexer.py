@@ -19,7 +19,15 @@ from pathlib import Path
 
 from kb.io.atomic import crash_point, sweep_temps
 from kb.io.sources import source_rows, source_stamp
-from kb.io.store import FileHeader, HeaderScan, Store, StoreError, SyncReport, read_header
+from kb.io.store import (
+    FileHeader,
+    HeaderScan,
+    Store,
+    StoreError,
+    SyncReport,
+    is_busy,
+    read_header,
+)
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
 from kb.pure.render import BaseIndexLine, index_json, index_json_summary, index_text
 
@@ -34,13 +42,6 @@ class IndexFailure(Exception):
 # the second run failed with "database is locked". It now keeps asking for up to this long:
 # the run ahead of it is doing the same work, and whatever it committed is "unchanged" here.
 SYNC_WAIT_S = 300.0
-
-
-def _busy(e: BaseException) -> bool:
-    if not isinstance(e, sqlite3.OperationalError):
-        return False
-    code = getattr(e, "sqlite_errorcode", None)
-    return (code & 0xFF) == sqlite3.SQLITE_BUSY if code is not None else "locked" in str(e)
 
 
 def _sync(store: Store, snap: BaseSnapshot, scan: HeaderScan, include_private: bool) -> SyncReport:
@@ -67,7 +68,7 @@ def _sync(store: Store, snap: BaseSnapshot, scan: HeaderScan, include_private: b
             store.refresh_text_words()
             return report
         except sqlite3.OperationalError as e:  # the sync rolled back: nothing half-written
-            if not _busy(e) or time.monotonic() > deadline:
+            if not is_busy(e) or time.monotonic() > deadline:
                 raise
             time.sleep(0.05)  # each try already waited the busy timeout inside SQLite
 

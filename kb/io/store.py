@@ -20,8 +20,9 @@ import functools
 import json
 import os
 import sqlite3
+import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,9 @@ from kb.pure.tokens import stem, words
 HEADER_CACHE_VERSION = 12
 BUSY_TIMEOUT_MS = 5000
 CACHE_WRITE_BUSY_MS = 50  # the header cache is saved only if the write lock is free now
+# How long a first open waits for another process to finish creating the tables: that work
+# takes milliseconds, so a wait this long means a writer is stuck, not busy.
+SCHEMA_WAIT_S = 60.0
 PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
 SNIPPET_TOKENS = 14
 # `kb index`'s page cache per connection, in KiB (SQLite's default is 2,000). A cold base is
@@ -428,19 +432,7 @@ class Store:
                 conn.execute("PRAGMA journal_mode = WAL")
             except sqlite3.OperationalError:
                 pass  # a read-only location keeps its journal mode
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            # An index this version of kb stamped already has every table and column below
-            # (they are created before the stamp is written): the scripts are skipped, which
-            # was about 1 ms per base in every process.
-            rebuilt = False
-            if version != HEADER_CACHE_VERSION:
-                conn.executescript(SCHEMA)
-                rebuilt = cls._migrate(conn)
-                # The cache is derived: a new shape is simply rebuilt on this open.
-                for table in HEADER_TABLES:
-                    conn.execute(f"DROP TABLE IF EXISTS {table}")
-                conn.executescript(HEADERS_SCHEMA)
-                conn.execute(f"PRAGMA user_version = {HEADER_CACHE_VERSION}")
+            rebuilt = cls._prepare(conn)
         except (sqlite3.Error, OSError) as e:
             with contextlib.suppress(NameError, sqlite3.Error):
                 conn.close()
@@ -481,31 +473,66 @@ class Store:
         store.fallback = f"{why}; answering from the notes' headers alone, with no text index"
         return store
 
+    @classmethod
+    def _prepare(cls, conn: sqlite3.Connection) -> bool:
+        """Create or upgrade the tables unless this version of kb already stamped them, and
+        say whether an older text index was emptied. An index stamped by this version has
+        every table and column (they are created before the stamp): the work is skipped,
+        which was about 1 ms per base in every process.
+
+        The work is one write transaction, and the stamp is read again inside it. Three
+        processes opening a fresh fleet at once used to each read "unstamped" and each drop
+        and recreate the header tables, so one of them found `headers` missing between
+        its own create and its first read (20 of 120 such opens crashed). Now the first
+        one in creates the tables and the others, once inside, find the stamp and leave
+        them alone."""
+        deadline = time.monotonic() + SCHEMA_WAIT_S
+        while conn.execute("PRAGMA user_version").fetchone()[0] != HEADER_CACHE_VERSION:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as e:
+                # Another process holds the write lock, most likely a first `kb index` that
+                # stamped the tables before it began: read the stamp again.
+                if not is_busy(e) or time.monotonic() > deadline:
+                    raise
+                continue
+            try:
+                if conn.execute("PRAGMA user_version").fetchone()[0] == HEADER_CACHE_VERSION:
+                    conn.execute("COMMIT")
+                    return False
+                for statement in _statements(SCHEMA):
+                    conn.execute(statement)
+                rebuilt = cls._migrate(conn)
+                # The cache is derived: a new shape is simply rebuilt on this open.
+                for table in HEADER_TABLES:
+                    conn.execute(f"DROP TABLE IF EXISTS {table}")
+                for statement in _statements(HEADERS_SCHEMA):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {HEADER_CACHE_VERSION}")
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            return rebuilt
+        return False
+
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> bool:
         """Add the columns an index written by an older kb lacks, and empty its text index
-        so the next `kb index` rebuilds it. One transaction: a kill between adding
-        `private` (default 0) and emptying the tables would otherwise leave every private
-        chunk served as public. Entered only when a column is missing, so an ordinary open
-        never takes the write lock."""
+        so the next `kb index` rebuilds it; inside `_prepare`'s transaction, so a kill
+        between adding `private` (default 0) and emptying the tables cannot leave every
+        private chunk served as public."""
         columns = {row[1] for row in conn.execute("PRAGMA table_info(files)")}
         missing = [c for c in ("private", "captured_from") if c not in columns]
         if not missing:
             return False
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(files)")}
-            if "private" not in columns:
-                conn.execute("ALTER TABLE files ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
-            if "captured_from" not in columns:
-                conn.execute("ALTER TABLE files ADD COLUMN captured_from TEXT")
-            for table in ("chunks", "files", "chunk_spans", "chunk_counts"):
-                conn.execute(f"DELETE FROM {table}")
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+        if "private" in missing:
+            conn.execute("ALTER TABLE files ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
+        if "captured_from" in missing:
+            conn.execute("ALTER TABLE files ADD COLUMN captured_from TEXT")
+        for table in ("chunks", "files", "chunk_spans", "chunk_counts"):
+            conn.execute(f"DELETE FROM {table}")
         return "private" in missing
 
     def close(self) -> None:
@@ -1406,6 +1433,27 @@ def _track(store: Store) -> None:
     while len(_OPEN) > MAX_OPEN_STORES:
         _, oldest = _OPEN.popitem(last=False)
         oldest._release()
+
+
+def _statements(script: str) -> Iterator[str]:
+    """The statements of a schema script one by one (`executescript` would commit the
+    transaction they are meant to run in)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+    if pending.strip():
+        yield pending
+
+
+def is_busy(e: BaseException) -> bool:
+    """Whether `e` is SQLite saying another connection holds the lock."""
+    if not isinstance(e, sqlite3.OperationalError):
+        return False
+    code = getattr(e, "sqlite_errorcode", None)
+    return (code & 0xFF) == sqlite3.SQLITE_BUSY if code is not None else "locked" in str(e)
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -245,7 +245,9 @@ def test_tools_and_cli_verbs_agree(example_fleet: Path, kb: RunKb) -> None:
 
     env = {"KB_MISSES_PATH": str(example_fleet / "misses.txt")}
     q = "how often should I run a backup restore test"
-    routed = json.loads(kb(["route", q, "--json"], cwd=example_fleet, env=env).stdout)
+    route_run = kb(["route", q, "--json"], cwd=example_fleet, env=env)
+    assert route_run.code == 0, route_run.stderr
+    routed = json.loads(route_run.stdout)
     retrieved = call("kb_retrieve", {"question": q})
     order = [line[3:].split("  ")[0] for line in retrieved.splitlines() if line.startswith("## ")]
     assert order == [f"{r['base']}/{r['path']}" for r in routed["results"]]

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from kb.io.store import Store, db_path
 
@@ -43,3 +46,64 @@ def test_an_old_index_gains_the_columns_and_loses_its_unflagged_chunks(tmp_path:
         assert not again.rebuilt
     finally:
         again.close()
+
+
+class _SawUnstamped(sqlite3.Connection):
+    """A connection whose first look at the stamp sees none: what a process sees when it
+    reads the stamp just before another process, creating the same index, writes it."""
+
+    looked = False
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        if sql == "PRAGMA user_version" and not self.looked:
+            self.looked = True
+            return super().execute("SELECT 0")
+        return super().execute(sql, parameters)
+
+
+def test_an_opener_that_lost_the_race_keeps_the_tables_the_winner_made(tmp_path: Path) -> None:
+    """Once it holds the write lock the late opener reads the stamp again, finds it, and
+    leaves the header cache alone (it used to drop it under the winner's feet)."""
+    first = Store.open(tmp_path)
+    first.conn.execute(
+        "INSERT INTO headers (path, size, mtime_ns, bucket, title, purpose, parsed) "
+        "VALUES ('a.md', 1, 1, 'knowledge', 'A', '', '{}')"
+    )
+    late = sqlite3.connect(db_path(tmp_path), isolation_level=None, factory=_SawUnstamped)
+    try:
+        assert Store._prepare(late) is False
+        assert late.looked
+        assert late.execute("SELECT COUNT(*) FROM headers").fetchone()[0] == 1
+        assert not late.in_transaction
+    finally:
+        late.close()
+        first.close()
+
+
+def test_an_unstamped_index_is_prepared_in_one_transaction(tmp_path: Path) -> None:
+    """A failure half-way through preparing leaves the index as it was: unstamped, so the
+    next open prepares it whole."""
+    path = db_path(tmp_path)
+    path.parent.mkdir()
+    sqlite3.connect(path).close()
+
+    class _FailsAtStamp(sqlite3.Connection):
+        def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+            if sql.startswith("PRAGMA user_version ="):
+                raise sqlite3.OperationalError("disk I/O error")
+            return super().execute(sql, parameters)
+
+    conn = sqlite3.connect(path, isolation_level=None, factory=_FailsAtStamp)
+    try:
+        with pytest.raises(sqlite3.OperationalError):
+            Store._prepare(conn)
+        assert not conn.in_transaction
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        assert "headers" not in tables and "files" not in tables
+    finally:
+        conn.close()
+    store = Store.open(tmp_path)
+    try:
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] > 0
+    finally:
+        store.close()
