@@ -47,11 +47,13 @@ kb-misses.txt (`merge_misses`):
   ours' comment header (theirs', or the standard one, when ours has none). Apart from that
   header the result does not depend on which side is ours.
 
-Identical sides: git never runs a driver when both sides hold the same text (it takes that
-text), and the drivers agree (`merge(b, a, a) == a`). For a counter that is one side's
-records lost when two machines recorded exactly the same refusals since the base, so
-`kb sync` also merges the counted logs itself from the merge base (`merge_counts`, where
-identical sides add up) and commits the difference (kb.io.sync).
+Identical sides: two sides that recorded exactly the same rows since the base are two
+machines' records, so a counted log adds them up like any others (`merge(b, a, a)` counts
+every row of `a` twice less the base's): a counter never loses one side's records, whatever
+git does. Git never runs a driver when both sides hold the same text (it takes that text),
+so `kb sync` also merges the counted logs itself from the merge base (`merge_counts`) and
+commits the difference (kb.io.sync). Only the wholly unchanged case is taken as it stands
+(`merge(a, a, a) == a`, and a side equal to the base yields the other side).
 
 The counted logs (`merge_log`): kb-misroutes.txt, kb-abstentions.txt, kb-rejections.txt,
 kb-alias-rejections.txt. Each is one row per distinct record with a count and two dates,
@@ -443,11 +445,11 @@ def _header(text: str) -> str:
     return "\n".join(lines[:n]) + "\n" if n else ""
 
 
-def _merge_rows(
-    spec: _Rows, base: str, ours: str, theirs: str, independent: bool = False
-) -> Merged:
+def _merge_rows(spec: _Rows, base: str, ours: str, theirs: str) -> Merged:
+    """Counted rows merged from their common ancestor: counts add (ours + theirs - base),
+    identical sides included (module docstring)."""
     done = _trivial(base, ours, theirs)
-    if done is not None and not (independent and ours == theirs != base):
+    if done is not None and not ours == theirs != base:
         return done
     b, o, t = _folded(spec, base), _folded(spec, ours), _folded(spec, theirs)
     rows: list[Any] = []
@@ -486,12 +488,11 @@ def log_spec(name: str | None, *texts: str) -> _Rows | None:
 
 
 def merge_counts(base: str, ours: str, theirs: str, name: str) -> Merged | None:
-    """The counted log `name` merged when both sides are known to be separate records (kb
-    sync knows it): two sides that recorded exactly the same thing since the base are
-    counted twice, where git (and `merge_log`) would take the one text. None for a file
-    that is not a counted log."""
+    """The counted log `name` merged as `merge_log` merges it, for `kb sync`'s own merge
+    from the merge base (git takes two identical sides as one text without asking a
+    driver); None for a file that is not a counted log."""
     spec = log_spec(name)
-    return _merge_rows(spec, base, ours, theirs, independent=True) if spec else None
+    return _merge_rows(spec, base, ours, theirs) if spec else None
 
 
 def merge_log(base: str, ours: str, theirs: str, name: str | None = None) -> Merged:
