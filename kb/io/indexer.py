@@ -66,6 +66,9 @@ def _sync(store: Store, snap: BaseSnapshot, scan: HeaderScan, include_private: b
             # an index busy now keeps its old stamp, which no longer matches, and questions
             # scan as before until the next `kb index`
             store.refresh_text_words()
+            # measured now rather than by the first question after this index (one
+            # vocabulary lookup per everyday word and sampled title word)
+            store.calibration()
             return report
         except sqlite3.OperationalError as e:  # the sync rolled back: nothing half-written
             if not is_busy(e) or time.monotonic() > deadline:

@@ -33,6 +33,7 @@ from kb.io.store import (
 )
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots, fleet_manifest
 from kb.pure.aliases import expand, expand_query, expansion_sources
+from kb.pure.calibration import Calibration, fleet_calibration, known_share, language_of
 from kb.pure.election import AgentChoice, choose_agent_by_keyword
 from kb.pure.entries import (
     Entry,
@@ -66,14 +67,24 @@ from kb.pure.suggest import (
 )
 from kb.pure.textrank import (
     Candidate,
+    Scored,
     TextStats,
     evidence_weights,
+    file_text_score,
     fleet_stats,
+    page_score,
     score_chunks,
     term_weights,
 )
 from kb.pure.tokens import question_terms
-from kb.pure.verdict import HIT_COVERAGE, Confidence, confidence_of, evidence_for, judged
+from kb.pure.verdict import (
+    HIT_COVERAGE,
+    Confidence,
+    confidence_of,
+    evidence_for,
+    judged,
+    refused_as_unknown,
+)
 
 KEYWORD_OVERSAMPLE = 4
 TEXT_OVERSAMPLE = 6
@@ -83,6 +94,11 @@ TEXT_OVERSAMPLE = 6
 # one top-1. Fixed, so asking for more results never reorders the first ones.
 BASE_CANDIDATES = 15
 PATHS_SHOWN = 8
+# How many files, best chunk first, are also scored as whole pages (`_file_scores`): each
+# costs a read of its chunks' word lists. On pydocs (fused top-1 / top-5 of 88): every
+# ranked file (about 16) 54 / 77 at 29 ms a question; the first 10, 54 / 78 at 20 ms; the
+# first 5, 53 / 73 at 15 ms (best chunks alone: 50 / 73 at 12 ms).
+PAGE_CANDIDATES = 10
 DEFAULT_TOP = 5
 
 
@@ -187,6 +203,7 @@ class Memory:
         # with their rows; otherwise (a busy or read-only index that was behind) the whole
         # keyword side is built in memory, as before issue 15: slower, never different.
         self._postings = all(b.scan.saved for b in self.bases)
+        self._calibration: Calibration | None = None
 
     @functools.cached_property
     def entries(self) -> tuple[Entry, ...]:
@@ -340,15 +357,17 @@ class Memory:
 
     def _rank_keywords(
         self, terms: Sequence[str], top: int
-    ) -> tuple[list[KeywordHit], Callable[[str], float]]:
-        """The keyword ranking and the idf it scored with. From the persisted postings: the
+    ) -> tuple[list[KeywordHit], Callable[[str], float], frozenset[str]]:
+        """The keyword ranking, the idf it scored with, and which of `terms` some entry in
+        scope holds in its vocabulary. From the persisted postings: the
         rows of the question's own words (and of the prefixes a phrase's second word can
         be) name the candidates and count each word's document frequency over the entries
         in scope; only the candidates' headers are decoded, and each is scored by the same
         function as the in-memory index, so both rank alike (tests/properties)."""
         if not self._postings:
             index = self.keywords
-            return index.rank(terms, top), index.idf
+            held = frozenset(t for t in terms if index.holds(t))
+            return index.rank(terms, top), index.idf, held
         df: dict[str, int] = {}
         chosen: dict[tuple[int, str], int] = {}
         for i, store in enumerate(self._stores):
@@ -380,7 +399,8 @@ class Memory:
                 found = weights[word] = idf_of(total, df.get(word, 0))
             return found
 
-        return rank_prepared(prepared, terms, top, idf), idf
+        held = frozenset(t for t in terms if df.get(t, 0) > 0)
+        return rank_prepared(prepared, terms, top, idf), idf, held
 
     def _prepared_at(self, chosen: dict[tuple[int, str], int]) -> list[tuple[int, Prepared]]:
         """(entry order, prepared entry) for each chosen (base, path), decoded once per open
@@ -402,7 +422,7 @@ class Memory:
 
     def search_text(self, terms: Sequence[str], limit: int) -> list[TextHit]:
         """The best chunks on the fleet-wide scale, with their text and excerpts."""
-        stubs, exprs, _ = self._ranked_text(terms, limit)
+        stubs, exprs, _, _ = self._ranked_text(terms, limit)
         details = self._details(stubs, exprs)
         return [
             evolve(
@@ -421,21 +441,23 @@ class Memory:
 
     def _ranked_text(
         self, terms: Sequence[str], limit: int
-    ) -> tuple[list[TextHit], list[str], TextStats]:
+    ) -> tuple[list[TextHit], list[str], TextStats, dict[tuple[str, str], float]]:
         """One text ranking over every open base, as stubs (base, path, rowid, score; no
         text yet), and each base's MATCH expression, so passages are fetched only for the
         files an answer keeps. Each base's own index picks its best `BASE_CANDIDATES`
         chunks (more when `limit` asks for more); they are scored again on the fleet's
         scale (`kb.pure.textrank`) and merged by that score. The index's own private column
         can be stale (a folder declared private after it was indexed), so every chunk must
-        also be a file this open found in scope."""
+        also be a file this open found in scope. The last value is each ranked file's text
+        score: its best chunk's, averaged with its page's when it has several chunks
+        (`textrank.file_text_score`)."""
         candidates: list[Candidate] = []
         exprs: list[str] = []
         stats: list[TextStats] = []
         forms: dict[str, set[str]] = {t: {t} for t in terms}
         per_base = max(BASE_CANDIDATES, limit // TEXT_OVERSAMPLE)
         if not terms or limit <= 0:
-            return [], ["" for _ in self._stores], fleet_stats(())
+            return [], ["" for _ in self._stores], fleet_stats(()), {}
         for i, (store, scope) in enumerate(zip(self._stores, self._in_scope, strict=True)):
             base_stats, variants = store.text_stats(terms)
             stats.append(base_stats)
@@ -460,9 +482,9 @@ class Memory:
                 elif rowid in texts:
                     candidates.append(Candidate(base, path, rowid, i, *texts[rowid]))
         fleet = fleet_stats(stats)
-        scored = score_chunks(
-            terms, candidates, fleet, {t: frozenset(v) for t, v in forms.items()}
-        )[:limit]
+        stem_forms = {t: frozenset(v) for t, v in forms.items()}
+        scored = score_chunks(terms, candidates, fleet, stem_forms)[:limit]
+        file_scores = self._file_scores(scored, terms, fleet, stem_forms)
         stubs = [
             TextHit(
                 s.candidate.base,
@@ -480,7 +502,43 @@ class Memory:
             )
             for s in scored
         ]
-        return stubs, exprs, fleet
+        return stubs, exprs, fleet, file_scores
+
+    def _file_scores(
+        self,
+        scored: Sequence[Scored],
+        terms: Sequence[str],
+        fleet: TextStats,
+        variants: dict[str, frozenset[str]],
+    ) -> dict[tuple[str, str], float]:
+        """Each ranked file's text score (`textrank.file_text_score`): the page of a file
+        with several chunks is scored from its chunks' counts, on the fleet's scale (the
+        same word weights; its length against the fleet's mean page)."""
+        best: dict[tuple[str, str], float] = {}
+        best_words: dict[tuple[str, str], tuple[str, ...]] = {}
+        by_store: dict[int, dict[str, str]] = {}  # store -> path -> base
+        for s in scored:
+            key = (s.candidate.base, s.candidate.path)
+            if key not in best:
+                best[key] = s.score
+                best_words[key] = s.matched
+                if len(best) <= PAGE_CANDIDATES:
+                    by_store.setdefault(s.candidate.source, {})[s.candidate.path] = key[0]
+        pages = sum(store.page_total() for store in self._stores)
+        average = fleet.tokens / pages if pages else 0.0
+        weights = term_weights(terms, fleet)
+        out = dict(best)
+        for i, paths in by_store.items():
+            forms = {f for t in terms for f in variants.get(t, frozenset({t}))}
+            for path, counts in self._stores[i].page_counts(paths, forms).items():
+                key = (paths.get(path, ""), path)
+                if key in best:
+                    out[key] = file_text_score(
+                        best[key],
+                        best_words[key],
+                        page_score(counts, weights, variants, average),
+                    )
+        return out
 
     def _details(
         self, stubs: Sequence[TextHit], exprs: Sequence[str]
@@ -516,12 +574,12 @@ class Memory:
     def ask(self, question: str, top: int = DEFAULT_TOP) -> Answer:
         own = question_terms(question)
         terms = expand(own, self.aliases)
-        ranked, idf = self._rank_keywords(terms, top * KEYWORD_OVERSAMPLE)
+        ranked, idf, key_words = self._rank_keywords(terms, top * KEYWORD_OVERSAMPLE)
         keyword = [h for h in ranked if h.entry.rel]
-        text, exprs, stats = self._ranked_text(terms, top * TEXT_OVERSAMPLE)
+        text, exprs, stats, file_scores = self._ranked_text(terms, top * TEXT_OVERSAMPLE)
         weights = term_weights(own, stats)
         complete = W_KEYWORD * sum(idf(t) for t in own)
-        fused = fuse(keyword, text, max(top, 2), weights, complete)
+        fused = fuse(keyword, text, max(top, 2), weights, complete, file_scores)
         evidence = evidence_for(
             fused[0] if fused else None,
             keyword,
@@ -530,6 +588,8 @@ class Memory:
             expansion_sources(own, self.aliases),
             self.entry_count(),
             sum(weights.values()),
+            known_share(own, self._known_words(own, key_words)),
+            self.calibration().known_line(language_of(question)),
         )
         confidence = judged(keyword, {(t.base, t.path) for t in text}, self.entry_count(), evidence)
         agent = choose_agent_by_keyword(keyword, self.routable_agents())
@@ -545,6 +605,25 @@ class Memory:
             keyword_hits=tuple(keyword),
             changed=frozenset((f.base, f.path) for f in found if self.changed_since_indexed(f)),
         )
+
+    def _known_words(self, words: Sequence[str], key_words: frozenset[str]) -> set[str]:
+        """The words some note in scope holds: in its keys, title, file name or purpose
+        (`key_words`, from the keyword ranking) or in its text as exact words (not only by
+        stem), from each base's vocabulary after `_ranked_text` looked these words up."""
+        known = {w for w in words if w in key_words}
+        for store in self._stores:
+            rest = [w for w in words if w not in known]
+            if not rest:
+                break
+            known |= store.known_words(rest)
+        return known
+
+    def calibration(self) -> Calibration:
+        """What the open bases' vocabularies say of on-topic and everyday questions (each
+        base's is measured once per change of its index: `Store.calibration`)."""
+        if self._calibration is None:
+            self._calibration = fleet_calibration(store.calibration() for store in self._stores)
+        return self._calibration
 
     def changed_since_indexed(self, found: Found) -> bool:
         return self.is_changed(found.base, found.path)
@@ -609,6 +688,9 @@ class Memory:
             len(self.unreachable),
             HIT_COVERAGE,
             searchable=question is None or self.searchable(question),
+            unknown=(confidence.known, confidence.known_line)
+            if refused_as_unknown(confidence)
+            else None,
         )
 
     def searchable(self, question: str) -> bool:

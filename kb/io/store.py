@@ -30,16 +30,17 @@ from attrs import frozen
 
 from kb.io.atomic import crash_point
 from kb.io.walk import BaseSnapshot, FileStat
+from kb.pure.calibration import Calibration, everyday_words, title_sample, title_words_known
 from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_norms, token_sets
 from kb.pure.header import field_exact, front_matter
 from kb.pure.keyword import postings_words
 from kb.pure.paths import MAP_NAMES, stem_of
 from kb.pure.suggest import trigrams
-from kb.pure.textrank import Counts, TextStats
-from kb.pure.tokens import stem, words
+from kb.pure.textrank import Counts, PageWords, TextStats, page_counts, page_words
+from kb.pure.tokens import question_terms, stem, words
 
 # Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 12
+HEADER_CACHE_VERSION = 13
 BUSY_TIMEOUT_MS = 5000
 CACHE_WRITE_BUSY_MS = 50  # the header cache is saved only if the write lock is free now
 # How long a first open waits for another process to finish creating the tables: that work
@@ -56,6 +57,9 @@ INDEX_CACHE_KIB = 64 * 1024
 # Files whose rows `sync` sends in one statement per table: fewer calls into SQLite, and a
 # bounded amount of text held at once.
 SYNC_BATCH_FILES = 256
+# Pages whose joined word lists a store keeps for page-level scoring: a long page of the
+# pydocs corpus is about 40 KB of words, so at most ~10 MB a base.
+PAGES_KEPT = 256
 # A stem's variants are found by scanning the vocabulary from the stem as a prefix; a short
 # stem (`get`) prefixes many unrelated words, so the scan and the class are bounded.
 STEM_SCAN_MAX = 2000
@@ -122,6 +126,9 @@ CREATE TABLE IF NOT EXISTS source_stamps (base TEXT PRIMARY KEY, stamp TEXT NOT 
 CREATE TABLE IF NOT EXISTS text_words (
     stem TEXT NOT NULL, word TEXT NOT NULL, PRIMARY KEY (stem, word)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS text_words_stamp (id INTEGER PRIMARY KEY, structure BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS calibration (
+    id INTEGER PRIMARY KEY, structure BLOB NOT NULL, everyday TEXT NOT NULL,
+    title_known INTEGER NOT NULL, title_words INTEGER NOT NULL, known TEXT NOT NULL);
 """
 HEADER_TABLES = (
     "headers",
@@ -133,7 +140,15 @@ HEADER_TABLES = (
     "source_stamps",
     "text_words",
     "text_words_stamp",
+    "calibration",
 )
+
+# `calibration` is what the verdict's `nothing` line is measured with on this base
+# (`kb.pure.calibration`): how many sampled title words another note also holds, and which
+# of the everyday questions' words the vocabulary holds, under the FTS5 structure record it
+# was read at and the everyday word list it was read for (a kb with other everyday
+# questions reads it again). Computed on first need after each change of the text index
+# (about 20 ms on a 2,000-note base) and saved when the index can be written.
 
 # `text_words` is every word of the text index (FTS5's vocabulary) under its stem, and
 # `text_words_stamp` the FTS5 structure record it was read at (issue 15). A question must
@@ -390,6 +405,12 @@ class Store:
         self._words_trusted: bool | None = None
         # (chunks, tokens) from FTS5's averages record, read once per `_vocab_version`
         self._averages: tuple[int, int] | None = None
+        # How many files the text index holds, read at `_page_version`
+        self._page_total: int | None = None
+        self._page_version = -2
+        # recent pages' word lists (`_page_words`), at `_pages_version`
+        self._pages: OrderedDict[tuple[int, int], PageWords] = OrderedDict()
+        self._pages_version = -2
         _track(self)
 
     @property
@@ -1261,6 +1282,153 @@ class Store:
         self._words_trusted = None
         return True
 
+    def known_words(self, terms: Sequence[str]) -> set[str]:
+        """The terms the text index holds as exact words (not only by stem), read from the
+        stem classes `text_stats` found for them; a word that could lie past a class's cap
+        or a scan's bound is looked up itself. Call after `text_stats` of the same terms."""
+        known: set[str] = set()
+        try:
+            for term in terms:
+                root = _question_stem(term)
+                found = self._stem_cache.get(root)
+                if found is not None and any(w == term for w, _ in found):
+                    known.add(term)
+                elif found is None or (
+                    len(found) >= STEM_CLASS_MAX or root not in self._stem_complete
+                ):
+                    self._vocab_view()
+                    row = self.conn.execute(
+                        "SELECT 1 FROM temp.kb_vocab WHERE term = ?", (term,)
+                    ).fetchone()
+                    if row is not None:
+                        known.add(term)
+        except sqlite3.Error:
+            return known
+        return known
+
+    def page_counts(self, paths: Iterable[str], forms: Iterable[str]) -> dict[str, Counts]:
+        """For each of `paths` the index holds in more than one chunk: how often each of
+        `forms` occurs in its chunks' heading paths and texts, summed over the chunks, and
+        their length in words (`textrank.page_score` scores the page as one document). A
+        path held in one chunk is left out: its page is its chunk."""
+        out: dict[str, Counts] = {}
+        wanted = sorted(set(paths))
+        asked = sorted(set(forms))
+        try:
+            for start in range(0, len(wanted), SQL_VARIABLES):
+                part = wanted[start : start + SQL_VARIABLES]
+                marks = ",".join("?" * len(part))
+                spans = self.conn.execute(
+                    f"SELECT path, first, last FROM chunk_spans WHERE path IN ({marks}) "
+                    "AND last > first",
+                    part,
+                ).fetchall()
+                for path, first, last in spans:
+                    out[str(path)] = page_counts(self._page_words(int(first), int(last)), asked)
+        except (sqlite3.Error, ValueError, TypeError):
+            return {}
+        return out
+
+    def _page_words(self, first: int, last: int) -> PageWords:
+        """The stored word lists of chunks `first`..`last` (one file's), joined for counting
+        (`textrank.page_words`): remembered for the connection's data version, since a
+        server asks many questions of the same pages."""
+        if self._pages_version != self._vocab_version:
+            self._pages.clear()
+            self._pages_version = self._vocab_version
+        found = self._pages.get((first, last))
+        if found is not None:
+            self._pages.move_to_end((first, last))
+            return found
+        rows = self.conn.execute(
+            "SELECT counts FROM chunk_counts WHERE rowid BETWEEN ? AND ?", (first, last)
+        )
+        found = page_words(_stored_words(str(stored)) for (stored,) in rows)
+        self._pages[(first, last)] = found
+        if len(self._pages) > PAGES_KEPT:
+            self._pages.popitem(last=False)
+        return found
+
+    def page_total(self) -> int:
+        """How many files the text index holds (the page count of page-level BM25)."""
+        if self._page_total is None or self._page_version != self._vocab_version:
+            try:
+                row = self.conn.execute("SELECT COUNT(*) FROM chunk_spans").fetchone()
+                self._page_total = int(row[0])
+            except sqlite3.Error:
+                self._page_total = 0
+            self._page_version = self._vocab_version
+        return self._page_total
+
+    def calibration(self) -> Calibration:
+        """What this base's vocabulary says of on-topic and everyday questions
+        (`kb.pure.calibration`), read from the saved row while the text index and the
+        everyday word list are the ones it was measured at, else measured now and saved
+        when the index can be written. Never raises: an unreadable index knows nothing."""
+        everyday = everyday_words()
+        wanted = " ".join(everyday)
+        try:
+            structure = self._structure()
+            row = self.conn.execute(
+                "SELECT structure, everyday, title_known, title_words, known "
+                "FROM calibration WHERE id = 1"
+            ).fetchone()
+            if row is not None and bytes(row[0]) == structure and row[1] == wanted:
+                return Calibration(int(row[2]), int(row[3]), frozenset(str(row[4]).split()))
+            found = self._measure_calibration(everyday)
+        except sqlite3.Error:
+            return Calibration(0, 0, frozenset())
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.execute(f"PRAGMA busy_timeout = {CACHE_WRITE_BUSY_MS}")
+            try:
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO calibration VALUES (1, ?, ?, ?, ?, ?)",
+                    (
+                        structure,
+                        wanted,
+                        found.title_known,
+                        found.title_words,
+                        " ".join(sorted(found.everyday_known)),
+                    ),
+                )
+            finally:
+                self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        return found
+
+    def _measure_calibration(self, everyday: Sequence[str]) -> Calibration:
+        self._vocab_view()
+        known = {
+            w
+            for w in everyday
+            if self.conn.execute("SELECT 1 FROM temp.kb_vocab WHERE term = ?", (w,)).fetchone()
+        }
+        spans = {
+            str(path): (int(first), int(last))
+            for path, first, last in self.conn.execute(
+                "SELECT path, first, last FROM chunk_spans"
+            )
+        }
+        titles: list[tuple[str, int]] = []
+        for path in title_sample(list(spans)):
+            first, last = spans[path]
+            row = self.conn.execute(
+                "SELECT heading_path FROM chunks WHERE rowid = ?", (first,)
+            ).fetchone()
+            if row is not None and row[0]:
+                titles.append((str(row[0]).split(" > ", 1)[0], last - first + 1))
+        wanted = sorted({w for title, _ in titles for w in question_terms(title)})
+        df: dict[str, int] = {}
+        for w in wanted:
+            row = self.conn.execute("SELECT doc FROM temp.kb_vocab WHERE term = ?", (w,)).fetchone()
+            if row is not None:
+                df[w] = int(row[0])
+        title_known = title_count = 0
+        for title, chunks in titles:
+            k, n = title_words_known(title, chunks, df)
+            title_known += k
+            title_count += n
+        return Calibration(title_known, title_count, frozenset(known))
+
     def holds_none(self, terms: Sequence[str]) -> bool:
         """Whether the stem classes `text_stats` found prove that no chunk holds any of
         these words or their variants, so a MATCH of them returns nothing and need not run
@@ -1399,6 +1567,19 @@ def counts_text(heading_path: str, text: str) -> str:
     `textrank.counts_of`; storing the words rather than counted JSON spares a cold index
     the counting and the encoding (3.9 of 26 s at 10,000 notes)."""
     return " ".join(words(heading_path)) + "\n" + " ".join(words(text))
+
+
+def _stored_words(stored: str) -> tuple[str, str]:
+    """A `chunk_counts` row's (heading words, text words), each joined by single spaces (the
+    JSON form an older index holds is read into that shape)."""
+    if stored.startswith("["):
+        head, body, _ = json.loads(stored)
+        return (
+            " ".join(w for w, n in head.items() for _ in range(n)),
+            " ".join(w for w, n in body.items() for _ in range(n)),
+        )
+    heading, _, text = stored.partition("\n")
+    return heading, text
 
 
 def counts_from(stored: str) -> Counts:

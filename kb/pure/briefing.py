@@ -12,6 +12,11 @@ Rules of this module:
   seats the first as owner when nobody was chosen, and every other one (not the owner, not
   already seated) on the panel, up to three reviewers in all: the cap every panel keeps
   (`kb panel` refuses a fourth), so the command boot prints can always be run.
+- A briefing that routes the question shows the list the verdict judged: the retrieval
+  verdict line, as `kb route` prints it, then the fused list whole, in `kb route --json`'s
+  order (decision 0029). On a `hit` the vouched file is the first of that list. Only under
+  `nothing` does a briefing say the library does not appear to cover the message, and then
+  it lists no file.
 - The hit briefing hands over the vouched file's passages, up to 6,000 UTF-8 bytes of
   trimmed passage text, stopping at the first passage that would not fit (a later, shorter
   one is never tried, so what is shown is the file's own order). Measured upstream: the path
@@ -27,6 +32,7 @@ from attrs import frozen
 from kb.pure.classify import Judgement, Reviewer, RosterAgent
 from kb.pure.election import ascii_lower
 from kb.pure.plural import counted
+from kb.pure.render import verdict_line
 
 NO_CLASSIFIER = "chosen by keyword score, with no classifier configured"
 CLASSIFIER_SILENT = "chosen by keyword score, because the configured classifier did not answer"
@@ -157,21 +163,66 @@ def panel_instruction(owner: str, panel: Sequence[Reviewer], boot_cost: int) -> 
 # -- below the gate -------------------------------------------------------------------------
 
 
-def librarian(files: Sequence[str]) -> str:
+def verdict_paragraph(verdict: str, coverage: float) -> str:
+    """The retrieval verdict, in the line `kb route` and kb_route print first."""
+    return verdict_line(verdict, coverage) + "\n\n"
+
+
+def _listed(files: Sequence[str]) -> str:
+    return "".join(f"  {f}\n" for f in files)
+
+
+def librarian(files: Sequence[str], verdict: str, coverage: float) -> str:
     return (
         "VESTA: no agent owns this, and none is needed: the library holds it in a base every "
-        "agent reads. Answer as the librarian from these files, and say plainly if they do "
-        "not cover the question:\n" + "\n".join(f"  {f}" for f in files) + "\n"
+        "agent reads.\n\n"
+        + verdict_paragraph(verdict, coverage)
+        + "Answer as the librarian from these files, best first, and say plainly if they do "
+        "not cover the question:\n" + _listed(files)
     )
 
 
-def no_owner(shortfall: Sequence[str], roster_text: str) -> str:
+def _why(shortfall: Sequence[str]) -> str:
     why = " ".join(shortfall[:SHORTFALL_SHOWN])
+    return f"{why}\n\n" if why else ""
+
+
+def no_owner(shortfall: Sequence[str], roster_text: str, verdict: str, coverage: float) -> str:
+    """Under `nothing`: no owner and no file to read."""
     return (
         "VESTA: routed this message and found no owner.\n\n"
-        "Do not assume an agent. Ask the person which agent should take this, or answer as "
+        + verdict_paragraph(verdict, coverage)
+        + "Do not assume an agent. Ask the person which agent should take this, or answer as "
         "the librarian and say plainly that the library does not appear to cover it.\n\n"
-        + (f"{why}\n\n" if why else "")
+        + _why(shortfall)
+        + roster_text
+    )
+
+
+def unowned(
+    files: Sequence[str],
+    verdict: str,
+    coverage: float,
+    shortfall: Sequence[str],
+    roster_text: str,
+) -> str:
+    """A `hit` or a `guess` that no agent was chosen for: the files are shown, not denied.
+    A `hit` fell short of nothing, so only a guess says why (the shortfall)."""
+    if verdict == "hit":
+        files_are = "these files; the first of them covers the message, and the rest are leads"
+    else:
+        files_are = (
+            "these files, which the router ranked but does not vouch for, and say plainly "
+            "where they fall short of the message"
+        )
+    return (
+        "VESTA: routed this message and found no owner.\n\n"
+        + verdict_paragraph(verdict, coverage)
+        + "Do not assume an agent. Ask the person which agent should take this, or answer as "
+        f"the librarian from {files_are}:\n"
+        + _listed(files)
+        + "\n"
+        + (_why(shortfall) if verdict != "hit" else "")
         + roster_text
     )
 
@@ -263,6 +314,13 @@ def reading_list(files: Sequence[str]) -> str:
     if not files:
         return "No file ranked for this message.\n"
     return "Open these before answering:\n" + "\n".join(f"  {f}" for f in files) + "\n"
+
+
+# The routed evidence under `nothing`: the files the scorers ranked were refused.
+REFUSED_EVIDENCE = (
+    "No file covers enough of this message to open before answering: say plainly that the "
+    "library does not appear to cover it.\n"
+)
 
 
 @frozen

@@ -40,7 +40,7 @@ from kb.pure.gold import GoldRow, answer_key, split_answer
 from kb.pure.jsonout import round6
 from kb.pure.plural import counted
 from kb.pure.triad import TriadScore, averages
-from kb.pure.verdict import Confidence, Verdict
+from kb.pure.verdict import NOTHING_MARGIN, Confidence, Verdict
 
 VERDICT_WORDS: dict[str, str] = {"hit": "hit", "guess": "guess", "nothing": "none"}
 
@@ -71,6 +71,8 @@ class RowFacts:
     classifier: ClassifierVerdict | None = None
     classifier_us: int | None = None  # None: not asked; else the time the call took
     coverage: float = 0.0  # the share of the question the top file covers (the verdict's)
+    # known share + coverage - the fleet's known-share line: `nothing` below NOTHING_MARGIN
+    evidence: float = 0.0
 
 
 def _key_of(base_path: str | None) -> tuple[str, str] | None:
@@ -111,6 +113,7 @@ def facts_of(
         classifier=classifier,
         classifier_us=classifier_us,
         coverage=confidence.coverage,
+        evidence=confidence.known + confidence.coverage - confidence.known_line,
     )
 
 
@@ -232,8 +235,10 @@ class RiskRow:
     wrong: int
 
 
-# The coverage cut-offs the risk-coverage table reads at, beside the verdicts themselves.
-RISK_COVERAGES = (0.2, 0.3, 0.4, 0.5, 0.6, 0.8)
+# The evidence cut-offs the risk-coverage table reads at (known share + coverage - the
+# fleet's line, the scale the verdict's `nothing` is decided on), beside the verdicts; the
+# verdict's own margin is among them, marked as where `nothing` starts.
+RISK_EVIDENCE = tuple(sorted({0.2, 0.3, 0.4, NOTHING_MARGIN, 0.6, 0.8, 1.0}))
 
 
 def _wrong(f: RowFacts) -> bool:
@@ -250,7 +255,11 @@ def risk_rows(facts: Sequence[RowFacts]) -> tuple[RiskRow, ...]:
         row("hit or guess", [f for f in served if f.verdict != "nothing"]),
     ]
     out += [
-        row(f"coverage >= {c:.1f}", [f for f in served if f.coverage >= c]) for c in RISK_COVERAGES
+        row(
+            f"evidence >= {c:.2f}" + (" (nothing below)" if c == NOTHING_MARGIN else ""),
+            [f for f in served if f.evidence >= c],
+        )
+        for c in RISK_EVIDENCE
     ]
     return tuple(out)
 
@@ -468,11 +477,13 @@ def verdict_lines(s: Summary) -> list[str]:
         f"VERDICT hit precision {s.verdict_hits_right}/{s.verdict_hits}  "
         f"({pct(s.verdict_hits_right, s.verdict_hits)}%), the hits whose first file is gold",
         f"       answerable refused {s.answerable_refused}/{s.answerable}, "
-        f"questions to decline answered hit {s.answered}/{s.declines}",
-        "       risk-coverage: served, wrong among them (a question to decline counts wrong)",
+        f"questions to decline answered nothing {s.refused}/{s.declines} "
+        f"(guess {s.hedged}, hit {s.answered})",
+        "       risk-coverage: served, wrong among them (a question to decline counts wrong);",
+        "       evidence is known share + coverage - the fleet's known-share line",
     ]
     lines += [
-        f"         {r.rule:<16} {r.served:>4} served, {r.wrong:>4} wrong  "
+        f"         {r.rule:<34} {r.served:>4} served, {r.wrong:>4} wrong  "
         f"({pct(r.wrong, r.served)}%)"
         for r in s.risk
     ]
@@ -564,6 +575,7 @@ def to_json(r: Report) -> dict[str, Any]:
             ),
             "answerable_refused": s.answerable_refused,
             "decline_answered_hit": s.answered,
+            "decline_answered_nothing": s.refused,
             "risk_coverage": [
                 {"rule": r.rule, "served": r.served, "wrong": r.wrong} for r in s.risk
             ],

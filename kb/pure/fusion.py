@@ -9,8 +9,9 @@ Rules of this module:
   scale (`kb.pure.textrank`), so the order never depends on which base came first. (The
   original fused by reciprocal rank, k = 60, and merged bases round-robin; decision 0016
   has the measurements that retired both.)
-- A file scores once for text, at its best chunk, but keeps every matching chunk as a
-  passage in text-rank order.
+- A file scores once for text, at its file text score (its best chunk's, averaged with its
+  whole page's when it has several chunks: `textrank.file_text_score`), but keeps every
+  matching chunk as a passage in text-rank order.
 - Results sort by fused score descending, then path, then base.
 """
 
@@ -96,15 +97,25 @@ def fuse(
     top: int,
     weights: Mapping[str, float] | None = None,
     keyword_complete: float = 0.0,
+    file_scores: Mapping[tuple[str, str], float] | None = None,
 ) -> list[Found]:
     """The reading list. `weights` are the question's own words' text weights (their sum is
     what a complete text answer scores); `keyword_complete` what an entry declaring every
-    question word as a key would score. Without them the scales are the best scores."""
+    question word as a key would score. Without them the scales are the best scores.
+    `file_scores` are each file's text score (`textrank.file_text_score`); without them a
+    file's text score is its best chunk's."""
+
+    def text_score(th: TextHit) -> float:
+        if file_scores is None:
+            return th.score
+        return file_scores.get((th.base, th.path), th.score)
+
     order: list[tuple[str, str]] = []
     found: dict[tuple[str, str], Found] = {}
     keyword_best = max(max((h.score for h in keyword), default=0.0), keyword_complete)
     text_best = max(
-        max((t.score for t in text), default=0.0), sum(weights.values()) if weights else 0.0
+        max((text_score(t) for t in text), default=0.0),
+        sum(weights.values()) if weights else 0.0,
     )
 
     def slot(base: str, path: str) -> Found:
@@ -137,7 +148,7 @@ def fuse(
         if key not in seen_text:
             seen_text.add(key)
             # Hits built without a score (older callers) fall back to their rank.
-            score += th.score / text_best if text_best > 0 else 1.0 / (r + 1)
+            score += text_score(th) / text_best if text_best > 0 else 1.0 / (r + 1)
             why = (*why, f"text #{r + 1}")
         passage = Passage(th.heading_path, th.text, th.excerpt, th.provenance, th.stage)
         found[key] = evolve(f, score=score, why=why, passages=(*f.passages, passage))

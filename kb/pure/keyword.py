@@ -150,6 +150,10 @@ class KeywordIndex:
             found = self._prepared[i] = prepared_from(self._entries[i], self._sets[i])
         return found
 
+    def holds(self, term: str) -> bool:
+        """Whether some entry's vocabulary (keys, title, stem, purpose) holds the word."""
+        return term in self._postings
+
     def idf(self, term: str) -> float:
         ids = self._postings.get(term)
         return idf_of(self.total, len(ids) if ids else 0)

@@ -7,6 +7,8 @@ Rules of this module:
   `kb list --json` rows (inside an object: MCP wants an object at the top).
 - Every object in a schema lists each of its keys as required and allows no other, so a
   payload that drifts from its schema fails the test that validates every tool's output.
+- kb_route and kb_retrieve serve the same `results`, the fused list the verdict judged, in
+  the CLI's order; kb_route's carry no passages, as its text shows none (decision 0029).
 - A refusal serves nothing in JSON either: `results` is empty and `gate.served` is false
   (the CLI's `--json` keeps the text-ranked files, marked unserved; a client may hand the
   structured content to a model instead of the text).
@@ -17,14 +19,13 @@ Rules of this module:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kb.pure.fleetcard import Card, Member
-from kb.pure.jsonout import round6, sorted_keys
-from kb.pure.keyword import KeywordHit
+from kb.pure.jsonout import sorted_keys
 from kb.pure.listing import PROVENANCES, STAGES, Row, row_json
-from kb.pure.paths import KINDS, layer_of
+from kb.pure.paths import KINDS
 
 Schema = dict[str, Any]
 
@@ -84,13 +85,16 @@ _PASSAGE = _obj(
 _RESULT = _obj(
     "One ranked file.",
     base=_str("The base (agent) the file belongs to."),
-    keyword_score=_num("Its score on the declared and derived keys."),
-    matched={**_WORDS, "description": "The keys of the file the question matched."},
+    keyword_score=_num("Its score on the declared and derived keys; 0 when found by text alone."),
+    matched={
+        **_WORDS,
+        "description": "The keys of the file the question matched; empty when found by text alone.",
+    },
     memory=_enum(LAYERS, "short: an inbox/ deposit, recent and not yet distilled."),
     passages=_list(_PASSAGE, "Its passages (kb_retrieve); always empty from kb_route."),
     path=_str("The file's path inside its base."),
     purpose=_str("The file's own one-line summary."),
-    score=_num("The fused score the ranking used (kb_route: the keyword score)."),
+    score=_num("The fused score the ranking used (both scorers, on one scale)."),
     stale=_bool("The file changed since `kb index`: its passages may be out of date."),
     title=_str("The file's title, or empty."),
     why=_list(
@@ -150,7 +154,7 @@ ROUTE_SCHEMA = _obj(
         )
     ),
     question=_str("The question, as asked."),
-    results=_list(_RESULT, "The files, best first."),
+    results=_list(_RESULT, "The fused list the verdict judged, best first (`kb route --json`)."),
     shortfall=_list({"type": "string"}, "On a refusal, why nothing matched, one reason each."),
     skipped=_list({"type": "string"}, "Always empty (kept for the CLI's shape)."),
     suggestions=_list({"type": "string"}, "Declared keys spelled like the question's words."),
@@ -221,26 +225,9 @@ FLEET_SCHEMA = _obj(
 )
 
 
-def keyword_results(
-    hits: Sequence[KeywordHit], stale: Collection[tuple[str, str]]
-) -> list[dict[str, Any]]:
-    """kb_route's files, the keyword ranking, in the shape of a `kb route --json` result."""
-    return [
-        {
-            "base": h.entry.base,
-            "keyword_score": round6(h.score),
-            "matched": list(h.matched),
-            "memory": layer_of(h.entry.rel),
-            "passages": [],
-            "path": h.entry.rel,
-            "purpose": h.entry.summary,
-            "score": round6(h.score),
-            "stale": (h.entry.base, h.entry.rel) in stale,
-            "title": h.entry.title,
-            "why": [f"keywords #{rank}"],
-        }
-        for rank, h in enumerate(hits, 1)
-    ]
+def without_passages(results: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """kb_route's files: the `kb route --json` results, in their order, passages left out."""
+    return [{**r, "passages": []} for r in results]
 
 
 def route_content(
@@ -251,8 +238,8 @@ def route_content(
     shortfall: Sequence[str],
     results: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The route payload as a tool serves it: `results` replaced when given (kb_route's
-    keyword ranking), emptied on a refusal, and the margin null without a runner-up."""
+    """The route payload as a tool serves it: `results` replaced when given (kb_route's,
+    without passages), emptied on a refusal, and the margin null without a runner-up."""
     out = dict(payload)
     confidence = dict(payload["confidence"])
     if not runner_up:

@@ -1,7 +1,9 @@
 """The text the MCP tools return: values in, one string out.
 
-The EVIDENCE line, the memory labels and the list/no-match shapes are contracts (a model
-reads them); the explanatory paragraphs are ours.
+The verdict line, the EVIDENCE line, the memory labels and the list/no-match shapes are
+contracts (a model reads them); the explanatory paragraphs are ours. kb_route lists the fused
+list the verdict judged, in `kb route --json`'s order, under the verdict line the terminal
+prints (decision 0029).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from kb.pure.keyword import KeywordHit
 from kb.pure.listing import Row, row_line
 from kb.pure.plural import counted
 from kb.pure.remember import NOTICE, Remembered, evidence_lines
-from kb.pure.render import CHANGED_LABEL
+from kb.pure.render import CHANGED_LABEL, verdict_line
 from kb.pure.verdict import Confidence
 
 SHORT_LABEL = "  [short memory: recent, not distilled, not yet in the library]"
@@ -77,13 +79,25 @@ def empty_base_reply(unreachable: int) -> str:
     return "\n\n".join(parts)
 
 
-def no_match_reply(question: str, shortfall: Sequence[str], suggestions: Sequence[str]) -> str:
-    text = (
-        f'Nothing matched "{question}".\n\n'
-        "Either the base does not cover it, or its keyword lines do not carry the words a real "
-        "question uses. kb says so plainly on purpose: a router that always returns something "
-        "teaches you to trust a guess."
-    )
+def no_match_reply(
+    question: str, shortfall: Sequence[str], suggestions: Sequence[str], closest: bool = False
+) -> str:
+    """The refusal (verdict `nothing`). `closest`: the scorers did rank files, and the verdict
+    refused them, so the reply does not say that nothing matched."""
+    if closest:
+        text = (
+            f'No file covers enough of "{question}" to answer it.\n\n'
+            "The closest files the scorers found cover too little of the question, so none is "
+            "served as an answer. kb says so plainly on purpose: a router that always returns "
+            "something teaches you to trust a guess."
+        )
+    else:
+        text = (
+            f'Nothing matched "{question}".\n\n'
+            "Either the base does not cover it, or its keyword lines do not carry the words a "
+            "real question uses. kb says so plainly on purpose: a router that always returns "
+            "something teaches you to trust a guess."
+        )
     if shortfall:
         text += "\n\n" + " ".join(shortfall)
     if suggestions:
@@ -97,18 +111,36 @@ def no_match_reply(question: str, shortfall: Sequence[str], suggestions: Sequenc
     return text
 
 
+def with_verdict(confidence: Confidence, text: str) -> str:
+    """kb_route's reply: the verdict line first, as the terminal prints it."""
+    return f"{verdict_line(confidence.verdict, confidence.coverage)}\n\n{text}"
+
+
 def route_reply(
-    question: str, confidence: Confidence, hits: Sequence[KeywordHit], runner_up: bool
+    question: str,
+    confidence: Confidence,
+    found: Sequence[Found],
+    changed: frozenset[tuple[str, str]],
+    runner_up: bool,
 ) -> str:
+    """The fused list, best first: path and title, which scorers ranked it, the words it
+    matched by keyword (a file found by text alone has none to show), its purpose."""
     lines = [f"Files to open for: {question}", "", evidence_line(confidence, runner_up), ""]
-    for i, h in enumerate(hits, 1):
-        title = f"  ({h.entry.title})" if h.entry.title else ""
-        lines.append(f"{i}. {h.entry.base}/{h.entry.rel}{title}")
-        lines.append(f"   matched: {', '.join(h.matched)}")
-        summary = h.entry.summary.replace("\n", " ").strip()
-        if summary:
-            lines.append(f"   {summary}")
-    return "\n".join(lines)
+    for i, f in enumerate(found, 1):
+        head = f"{i}. {f.base}/{f.path}"
+        if f.title:
+            head += f"  ({f.title})"
+        if f.layer == "short":
+            head += SHORT_LABEL
+        if (f.base, f.path) in changed:
+            head += f"  {CHANGED_LABEL}"
+        lines += [head, f"   ranked by: {' + '.join(f.why)}"]
+        if f.matched:
+            lines.append(f"   matched: {', '.join(f.matched)}")
+        purpose = f.purpose.replace("\n", " ").strip()
+        if purpose:
+            lines.append(f"   {purpose}")
+    return with_verdict(confidence, "\n".join(lines))
 
 
 NO_AGREEMENT_NOTE = (
@@ -199,7 +231,8 @@ def list_reply(rows: Sequence[Row], limit: int) -> str:
 
 INSTRUCTIONS = (
     "kb serves a fleet's markdown memory, read-only. kb_route says which files answer a "
-    "question (paths and why, cheap); kb_retrieve gives the passages themselves; kb_list "
+    "question (paths and why, cheap); kb_retrieve gives the passages of the same files, in "
+    "the same order; kb_list "
     "filters the files on disk by facet and never ranks; kb_fleet says who the fleet and "
     "its agents are; kb_remember, before you write a claim down, proposes ADD, UPDATE or "
     "NOOP from word overlap and writes nothing. Every answer to a question carries a "

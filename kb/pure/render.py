@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from attrs import frozen
 
 from kb.pure.fusion import Found, no_agreement
-from kb.pure.keyword import KeywordHit
 from kb.pure.names import printable
 from kb.pure.plural import counted
 from kb.pure.shortfall import wrap
@@ -78,9 +77,7 @@ class RouteView:
     agents: int
     aliases: int
     unreachable: int
-    hybrid: bool
-    keyword_hits: tuple[KeywordHit, ...]
-    found: tuple[Found, ...]
+    found: tuple[Found, ...]  # the fused list the verdict judged, best first (`--json` results)
     shortfall: tuple[str, ...]
     suggestions: tuple[str, ...]
     changed: frozenset[tuple[str, str]] = frozenset()
@@ -91,7 +88,7 @@ class RouteView:
 
 def verdict_line(verdict: str, coverage: float) -> str:
     """The first line of a terminal route: the verdict and the coverage behind it, so a
-    guess never reads as a hit."""
+    guess never reads as a hit. kb_route and `kb boot` print the same line."""
     share = f"{coverage:.0%}"
     if verdict == "hit":
         return f"verdict:  hit: the top file covers {share} of the question and leads the rest"
@@ -105,7 +102,53 @@ def verdict_line(verdict: str, coverage: float) -> str:
     return "verdict:  nothing: no file covers the question; refused"
 
 
+NOTHING_MATCHED = [
+    "  nothing matched, in either scorer. Either the base does not cover",
+    "  it, or the Search for lines do not carry the words a real question",
+    "  uses.",
+]
+# `nothing` although the text scorer ranked files: they are the closest, and not an answer.
+CLOSEST_REFUSED = [
+    "  no file covers enough of the question: the closest ones the scorers",
+    "  found are not an answer, so none is listed. `--json` still carries",
+    "  them, marked as not served.",
+]
+NO_AGREEMENT = [
+    "  NOTE: only one scorer ranked any of these, so this is a guess rather",
+    "  than an answer. The base may not cover the question at all.",
+]
+
+
+def _refusal(v: RouteView) -> list[str]:
+    if v.entries == 0:
+        return empty_base_text(v.unreachable)
+    if not v.searchable:
+        return [
+            "  nothing was searched: the question holds no word to search by.",
+            *shortfall_block(v.shortfall),
+        ]
+    lines = list(CLOSEST_REFUSED if v.found else NOTHING_MATCHED)
+    return lines + shortfall_block(v.shortfall) + suggestion_block(v.suggestions)
+
+
+def result_lines(f: Found, changed: bool) -> list[str]:
+    """One file of the fused list: score, base, path, which scorers ranked it (and labels);
+    the question's words it matched, when it matched any by keyword; its first passage."""
+    label = "  [short memory]" if f.layer == "short" else ""
+    if changed:
+        label += f"  {CHANGED_LABEL}"
+    lines = [f"  {f.score:>5.3f}  {f.base:<8} {f.path:<44} {' + '.join(f.why)}{label}"]
+    if f.matched:
+        lines.append(f"         matched: {', '.join(f.matched)}")
+    if f.passages:
+        first = f.passages[0]
+        excerpt = first.excerpt.replace("\n", " ").strip()
+        lines.append(f"         {first.heading_path}: {excerpt}")
+    return lines
+
+
 def route_text(v: RouteView) -> str:
+    """The verdict, then the fused list in `--json`'s order; a refusal lists no file."""
     lines = [
         verdict_line(v.verdict, v.coverage),
         f"question: {printable(v.question)}",  # a line break in it must not split the report
@@ -114,55 +157,13 @@ def route_text(v: RouteView) -> str:
         f" {counted(v.aliases, 'alias', 'aliases')}",
         "",
     ]
-    if not v.hybrid:
-        if not v.keyword_hits:
-            if v.entries == 0:
-                lines += empty_base_text(v.unreachable)
-            elif not v.searchable:
-                lines.append("  nothing was searched: the question holds no word to search by.")
-                lines += shortfall_block(v.shortfall)
-            else:
-                lines += [
-                    "  nothing matched. Either the base does not cover it, or the",
-                    "  Search for lines do not carry the words a real question uses.",
-                ]
-                lines += shortfall_block(v.shortfall)
-                lines += suggestion_block(v.suggestions)
-        else:
-            for i, hit in enumerate(v.keyword_hits, 1):
-                lines.append(f"  {i:>2}. {hit.score:>6.2f}  {hit.entry.base}/{hit.entry.rel}")
-                lines.append(f"      matched: {', '.join(hit.matched)}")
+    if v.verdict == "nothing":
+        lines += _refusal(v)
         return "\n".join(lines) + "\n"
-    if not v.found:
-        if v.entries == 0:
-            lines += empty_base_text(v.unreachable)
-        elif not v.searchable:
-            lines.append("  nothing was searched: the question holds no word to search by.")
-            lines += shortfall_block(v.shortfall)
-        else:
-            lines += [
-                "  nothing matched, in either scorer. Either the base does not cover",
-                "  it, or the Search for lines do not carry the words a real question",
-                "  uses.",
-            ]
-            lines += shortfall_block(v.shortfall)
-            lines += suggestion_block(v.suggestions)
-        return "\n".join(lines) + "\n"
-    if no_agreement(v.found):
-        lines += [
-            "  NOTE: only one scorer ranked any of these, so this is a guess rather",
-            "  than an answer. The base may not cover the question at all.",
-            "",
-        ]
+    if v.verdict == "guess" and no_agreement(v.found):
+        lines += [*NO_AGREEMENT, ""]
     for f in v.found:
-        label = "  [short memory]" if f.layer == "short" else ""
-        if (f.base, f.path) in v.changed:
-            label += f"  {CHANGED_LABEL}"
-        lines.append(f"  {f.score:>5.3f}  {f.base:<8} {f.path:<44} {' + '.join(f.why)}{label}")
-        if f.passages:
-            first = f.passages[0]
-            excerpt = first.excerpt.replace("\n", " ").strip()
-            lines.append(f"         {first.heading_path}: {excerpt}")
+        lines += result_lines(f, (f.base, f.path) in v.changed)
     return "\n".join(lines) + "\n"
 
 

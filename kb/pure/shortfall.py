@@ -30,8 +30,11 @@ def shortfall(
     unreachable: int,
     hit_coverage: float,
     searchable: bool = True,
+    unknown: tuple[float, float] | None = None,
 ) -> list[str]:
-    """`searchable` is False when the question kept no word once stopwords went."""
+    """`searchable` is False when the question kept no word once stopwords went; `unknown`
+    is (known share, the fleet's line) when the verdict refused because the fleet does not
+    know the question well enough (`kb.pure.verdict.unknown_to_fleet`)."""
     if entries == 0:
         return []
     if not searchable:
@@ -54,7 +57,16 @@ def shortfall(
             f"index holds no entry for {'it' if one else 'them'}. "
             f"`kb check` names {'it' if one else 'them'}."
         )
-    if coverage > 0:
+    if unknown is not None and coverage > 0:
+        known, line = unknown
+        out.append(
+            f"{known:.0%} of the question's words are used by some note here, and the best "
+            f"file covers {coverage:.0%} of it: too little for this fleet, where a question "
+            f"its notes answer usually has more than {line:.0%} of its words known. If the "
+            "fleet should answer it, the note that does needs the words people use for it "
+            "(on its `Search for:` line, or as an alias line)."
+        )
+    elif coverage > 0:
         out.append(
             f"The best file covers {coverage:.0%} of the question, each word weighed by how "
             f"rare it is here; a hit needs {hit_coverage:.0%} and a clear lead over the next "

@@ -40,7 +40,9 @@ baixo baixa longo curto cheio vazio certo errado
 """
 # 289 distinct words: each one was a measured misroute or pure noise in real questions
 # (`out`, `like`, `you` once outranked real keys at 28-39 points).
-STOPWORDS: frozenset[str] = frozenset(_ENGLISH.split()) | frozenset(_PORTUGUESE.split())
+ENGLISH_STOPWORDS: frozenset[str] = frozenset(_ENGLISH.split())
+PORTUGUESE_STOPWORDS: frozenset[str] = frozenset(_PORTUGUESE.split())
+STOPWORDS: frozenset[str] = ENGLISH_STOPWORDS | PORTUGUESE_STOPWORDS
 
 
 # The combining diacritical mark blocks (general, extended, supplement, for symbols, half

@@ -4,11 +4,13 @@ Rules of this module (workflow-verbs.md §18, with our additions after the spec'
 - Key order is the order written here; scores and ratios pass through `round6`; an infinite
   margin is `null` (the JSON writer's rule for non-finite numbers).
 - `/api/route`: a blank question is `{"question","verdict":"empty"}` and nothing else.
-  Otherwise the spec's keys (`why` joined " + ", `matched` joined ", ", `heading` and
-  `excerpt` only when the file has a passage), then ours: each file's memory layer and
-  staleness, the expanded terms, the keyword ranking (what the page's bar chart draws
-  against the floor), the suggestions (only for `nothing`) and the shortfall sentences
-  (for anything short of `hit`).
+  Otherwise the verdict, and `found`: the fused list the verdict judged, the same files in
+  the same order as `kb route --json`'s results (decision 0029). The spec's keys (`why`
+  joined " + ", `matched` joined ", ", `heading` and `excerpt` only when the file has a
+  passage), then ours: each file's memory layer and staleness, the expanded terms, the
+  keyword ranking (what the page's bar chart draws against the floor; not the list), the
+  suggestions (only for `nothing`) and the shortfall sentences (for anything short of
+  `hit`).
 - `/api/stacks`: one shelf per base, one book per discovered file. Wikilinks resolve by the
   linter's rule (kb.pure.checks `stems_of`: the exact stem, inside the base, never across
   a base edge), so the page and `kb check` cannot disagree about what is broken. Links in

@@ -164,13 +164,8 @@ class Boot:
         seating = briefing.seat_compound(
             chosen, judgement.reviewers if judgement else (), self.sub_hits(asked)
         )
-        found = answer.found[: self.top]
         if seating.chosen is None:
-            library_bases = {b.snapshot.name for b in self.memory.bases if not b.snapshot.routable}
-            library = [f"{f.base}/{f.path}" for f in found if f.base in library_bases]
-            if library and answer.confidence.verdict != "nothing":
-                return briefing.librarian(library)
-            return briefing.no_owner(self.memory.shortfall(answer.confidence, asked), self.roster)
+            return self.unrouted(asked, answer)
         agent = seating.chosen
         previous = self.switch_to(agent)
         switched = previous is None or previous != agent
@@ -191,6 +186,19 @@ class Boot:
                 evidence=self.evidence(answer),
             )
         )
+
+    def unrouted(self, asked: str, answer: Answer) -> str:
+        """No agent chosen: the librarian when a base no agent owns is on the list, else the
+        list itself, with no owner; under `nothing`, no list at all."""
+        c = answer.confidence
+        shortfall = self.memory.shortfall(c, asked)
+        if c.verdict == "nothing" or not answer.found:
+            return briefing.no_owner(shortfall, self.roster, c.verdict, c.coverage)
+        files = [f"{f.base}/{f.path}" for f in answer.found]
+        library_bases = {b.snapshot.name for b in self.memory.bases if not b.snapshot.routable}
+        if any(f.base in library_bases for f in answer.found):
+            return briefing.librarian(files, c.verdict, c.coverage)
+        return briefing.unowned(files, c.verdict, c.coverage, shortfall, self.roster)
 
     def record_loss(self, asked: str, answer: Answer) -> None:
         loss = self.memory.recall_loss(asked, answer.confidence)
@@ -299,19 +307,25 @@ class Boot:
         return total
 
     def evidence(self, answer: Answer) -> str:
-        found = answer.found[: self.top]
-        paths = [f"{f.base}/{f.path}" for f in found]
-        if answer.confidence.verdict == "hit" and answer.keyword_top in paths:
+        """The verdict, then the fused list it judged, in `kb route --json`'s order: on a hit
+        the first file's passages and the rest as leads; on a refusal no file."""
+        c = answer.confidence
+        head = briefing.verdict_paragraph(c.verdict, c.coverage)
+        if c.verdict == "nothing":
+            return head + briefing.REFUSED_EVIDENCE
+        paths = [f"{f.base}/{f.path}" for f in answer.found]
+        if c.verdict == "hit" and paths:
             text = self.hit_briefing(answer, paths)
             if text is not None:
-                return text
-        return briefing.reading_list(paths)
+                return head + text
+        return head + briefing.reading_list(paths)
 
     def hit_briefing(self, answer: Answer, paths: Sequence[str]) -> str | None:
         from kb.pure.header import field_exact, front_matter
 
-        vouched = answer.keyword_top or ""
-        f = answer.found[paths.index(vouched)]
+        # The file the verdict judged: the first of the fused list (decision 0029).
+        vouched = paths[0]
+        f = answer.found[0]
         root = self.root_of(f.base)
         text = None
         if root is not None:

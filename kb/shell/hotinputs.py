@@ -18,7 +18,7 @@ class RouteInput:
     question: str
     paths: tuple[str, ...] = ()
     top: int = field(default=5, validator=_non_negative)
-    hybrid: bool = False
+    hybrid: bool = False  # kept for old scripts: the terminal always shows the fused list
     json: bool = False
     all: bool = False
     # `--context`: the served files as budgeted excerpts (kb.pure.context). The budgets are

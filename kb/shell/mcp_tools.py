@@ -166,32 +166,39 @@ def _route_data(
     answer: Answer,
     loss: RecallLoss | None,
     served: bool,
-    results: list[dict[str, Any]] | None = None,
+    passages: bool = True,
 ) -> dict[str, Any]:
+    """The `kb route --json` payload as the tool serves it; kb_route's results keep no
+    passages (its text shows none)."""
+    payload = route_value(memory, answer, loss)
     return mcpshape.route_content(
-        route_value(memory, answer, loss),
+        payload,
         served=served,
         runner_up=mcptext.has_runner_up(answer.keyword_hits),
         shortfall=[]
         if served or memory.is_empty()
         else memory.shortfall(answer.confidence, answer.question),
-        results=results,
+        results=None if passages else mcpshape.without_passages(payload["results"]),
     )
 
 
 def _route(memory: Memory, args: Mapping[str, Any], top: int) -> Reply:
-    answer, n = _answered(memory, args, top)
+    """The fused list the verdict judged, as `kb route` lists it (decision 0029): the same
+    files in the same order as kb_retrieve and `kb route --json`, without their passages."""
+    answer, _ = _answered(memory, args, top)
     loss = memory.recall_loss(answer.question, answer.confidence)
-    hits = answer.keyword_hits[:n]
-    served = bool(hits) and answer.confidence.verdict != "nothing"
-    stale = {
-        (h.entry.base, h.entry.rel) for h in hits if memory.is_changed(h.entry.base, h.entry.rel)
-    }
-    data = _route_data(memory, answer, loss, served, mcpshape.keyword_results(hits, stale))
+    served = bool(answer.found) and answer.confidence.verdict != "nothing"
+    data = _route_data(memory, answer, loss, served, passages=False)
     if not served:
-        return Reply(_refusal(memory, answer, loss), data)
-    runner_up = mcptext.has_runner_up(answer.keyword_hits)
-    return Reply(mcptext.route_reply(answer.question, answer.confidence, hits, runner_up), data)
+        return Reply(mcptext.with_verdict(answer.confidence, _refusal(memory, answer, loss)), data)
+    text = mcptext.route_reply(
+        answer.question,
+        answer.confidence,
+        answer.found,
+        answer.changed,
+        mcptext.has_runner_up(answer.keyword_hits),
+    )
+    return Reply(text, data)
 
 
 def _retrieve(memory: Memory, args: Mapping[str, Any], top: int) -> Reply:
@@ -220,6 +227,7 @@ def _refusal(memory: Memory, answer: Answer, loss: RecallLoss | None) -> str:
         answer.question,
         memory.shortfall(answer.confidence, answer.question),
         list(loss.looked_like) if loss else [],
+        closest=bool(answer.found),
     )
 
 
@@ -291,11 +299,12 @@ TOOLS: tuple[Tool, ...] = (
         "kb_route",
         "route",
         "Route a question to files",
-        "Which files answer this question: ranked paths with an EVIDENCE line stating how "
-        "much of the question the top file covers, its keyword score, whether both scorers "
-        "ranked it, its lead over the runner-up, and the verdict (hit, guess or nothing). On "
-        "nothing it refuses, says why, and offers declared keys that look like the words "
-        "used (spelling, not meaning).",
+        "Which files answer this question: the verdict (hit, guess or nothing) first, then "
+        "the files both scorers' fused ranking puts first (the same files, in the same order, "
+        "as kb_retrieve), with an EVIDENCE line stating how much of the question the top file "
+        "covers, its keyword score, whether both scorers ranked it and its lead over the "
+        "runner-up. On nothing it refuses, says why, and offers declared keys that look like "
+        "the words used (spelling, not meaning).",
         (_QUESTION, _TOP),
         _route,
         mcpshape.ROUTE_SCHEMA,

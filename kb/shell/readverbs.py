@@ -60,15 +60,14 @@ def route(inp: RouteInput) -> Outcome:
             return Outcome(stdout=done.stdout, stderr=done.stderr, code=code)
         if inp.json:
             return Outcome(stdout=_route_json(memory, answer, loss), stderr=stderr, code=code)
-        hits = answer.keyword_hits[: inp.top] if not inp.hybrid else ()
+        # One list on every surface (decision 0029): the fused list `--json` gives, in its
+        # order; `--hybrid` is accepted and changes nothing.
         view = RouteView(
             question=inp.question,
             entries=memory.entry_count(),
             agents=memory.agent_count(),
             aliases=memory.alias_count(),
             unreachable=len(memory.unreachable),
-            hybrid=inp.hybrid,
-            keyword_hits=tuple(hits),
             found=answer.found,
             shortfall=tuple(memory.shortfall(answer.confidence, inp.question)),
             suggestions=loss.looked_like if loss else (),

@@ -105,7 +105,7 @@ HELP: dict[str, VerbHelp] = {
             TOP,
             _i(
                 "--hybrid",
-                "print the fused reading list (both scorers) with a passage each",
+                "kept for old scripts: the same output as without it",
                 "hybrid",
             ),
             _i("--json", "print one line of JSON (always the fused list)", "json"),

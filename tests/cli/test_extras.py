@@ -107,7 +107,7 @@ def test_the_core_verbs_run_without_the_extras(example_fleet: Path, tmp_path: Pa
         assert "Traceback" not in done.stderr, (args, done.stderr)
         assert done.stdout, args
     route = _core(["route", question, fleet], tmp_path)
-    assert "ada/" in route.stdout
+    assert "  ada      knowledge/backups.md" in route.stdout
     boot = _core(["boot", fleet], tmp_path, json.dumps({"prompt": question}))
     assert "ada" in boot.stdout
     assert (example_fleet / "fleet" / "ada" / "knowledge" / "restore-drill.md").is_file()

@@ -53,9 +53,17 @@ def check_result(tool: Any, arguments: dict[str, Any], text: str, data: Any) -> 
     if name in ("kb_route", "kb_retrieve"):
         paths = [f"{r['base']}/{r['path']}" for r in data["results"]]
         assert data["question"] == arguments["question"]
+        if name == "kb_route":  # the verdict first, in the line `kb route` prints
+            assert text.startswith(f"verdict:  {data['verdict']}: ")
+            text = text.split("\n\n", 1)[1]
         if not data["gate"]["served"]:
             assert paths == []
-            assert text.startswith(f'Nothing matched "{arguments["question"]}".')
+            question = arguments["question"]
+            # "Nothing matched" only when nothing did; files the verdict refused are named so.
+            if data["gate"]["ranked_by_text_only"]:
+                assert text.startswith(f'No file covers enough of "{question}" to answer it.')
+            else:
+                assert text.startswith(f'Nothing matched "{question}".')
             assert all(line in text for line in data["shortfall"])
             assert all(s in text for s in data["suggestions"])
             return
@@ -240,7 +248,11 @@ def test_an_empty_base_answers_in_shape(tmp_path: Path, monkeypatch: pytest.Monk
             data = result["structuredContent"]
             Draft202012Validator(BY_TOOL[name].output_schema).validate(data)
             if name in ("kb_route", "kb_retrieve"):
-                assert result["content"][0]["text"].startswith("This base has no knowledge files")
+                text = result["content"][0]["text"]
+                if name == "kb_route":  # the verdict first, then the empty-base text
+                    assert text.startswith("verdict:  nothing: ")
+                    text = text.split("\n\n", 1)[1]
+                assert text.startswith("This base has no knowledge files")
                 assert data["indexed"]["entries"] == 0 and data["results"] == []
                 assert not data["gate"]["served"] and data["miss"] is None
     assert not (tmp_path / "misses.txt").exists()  # an empty base is not a miss

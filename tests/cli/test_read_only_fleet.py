@@ -42,7 +42,7 @@ def read_only_fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
 def test_a_read_only_fleet_is_served_and_says_so_once(read_only_fleet: Path) -> None:
     out = run(["route", "how often should I run a backup restore test", str(read_only_fleet)])
     assert out.code == 0
-    assert "ada/knowledge/backups.md" in out.stdout
+    assert "  ada      knowledge/backups.md" in out.stdout
     assert out.stderr.count("\n") == 1 and "read-only" in out.stderr
     payload = json.loads(run(["route", "restore", str(read_only_fleet), "--json"]).stdout)
     assert payload["verdict"] == "hit" and payload["results"][0]["passages"]  # text index too

@@ -97,7 +97,9 @@ def _route_until(url: str, question: str, wanted: str) -> str:
 def test_a_note_written_under_a_running_server_is_answered(served: tuple[str, Path]) -> None:
     url, fleet = served
     question = "quokka telemetry"
-    assert _route(url, question).startswith(f'Nothing matched "{question}".')
+    verdict, refusal = _route(url, question).split("\n\n", 1)
+    assert verdict.startswith("verdict:  nothing: ")
+    assert refusal.startswith(f'Nothing matched "{question}".')
     wrote = subprocess.run(
         [sys.executable, "-m", "kb.shell.main", "write", "ada", "quokka-telemetry", str(fleet),
          "--keys", "quokka telemetry, quokka", "--summary", "Where the quokka telemetry goes"],
@@ -114,7 +116,7 @@ def test_a_note_written_under_a_running_server_is_answered(served: tuple[str, Pa
     backups = fleet / "fleet" / "ada" / "knowledge" / "backups.md"
     text = backups.read_text(encoding="utf-8")
     assert "zymurgy" not in text and "**Search for:**" in text
-    assert _route(url, "zymurgy").startswith('Nothing matched "zymurgy".')
+    assert _route(url, "zymurgy").split("\n\n", 1)[1].startswith('Nothing matched "zymurgy".')
     backups.write_text(text.replace("**Search for:** ", "**Search for:** `zymurgy`, ", 1))
     wanted = "1. ada/knowledge/backups.md"
     assert wanted in _route_until(url, "zymurgy", wanted)

@@ -88,9 +88,10 @@ def test_example_fleet_json(example_fleet: Path, kb: RunKb) -> None:
     assert payload["gate"]["decline"] == {"of": 3, "refused": 3, "hedged": 0, "answered": 0}
     assert payload["mrr"] == 1 and payload["no_answer_accuracy"] == 1
     verdict = payload["verdict"]
-    assert (verdict["hits"], verdict["hits_right"], verdict["hit_precision"]) == (11, 11, 1)
+    assert (verdict["hits"], verdict["hits_right"], verdict["hit_precision"]) == (12, 12, 1)
     assert (verdict["answerable_refused"], verdict["decline_answered_hit"]) == (0, 0)
-    assert verdict["risk_coverage"][0] == {"rule": "hit", "served": 11, "wrong": 0}
+    assert verdict["decline_answered_nothing"] == 3
+    assert verdict["risk_coverage"][0] == {"rule": "hit", "served": 12, "wrong": 0}
     assert [r["marks"]["file"] for r in payload["rows"]] == ["ok"] * 15
     check_golden("example/eval.json", masked(out.stdout))
     plain = json.loads(kb(["eval", "gold.tsv", "--json"], cwd=example_fleet).stdout)

@@ -62,7 +62,7 @@ def _agree(root: Path, include_private: bool, picks: list[list[int]], typos: lis
         index = memory.keywords  # the whole-fleet index, built in memory
         for question in _questions(vocabulary, phrases, picks, typos):
             terms = memory.terms(question)
-            persisted, idf = memory._rank_keywords(terms, 1000)
+            persisted, idf, _ = memory._rank_keywords(terms, 1000)
             assert persisted == index.rank(terms, 1000), question
             for word in {*terms, *(w for h in persisted for m in h.matched for w in m.split())}:
                 assert idf(word) == index.idf(word), (question, word)

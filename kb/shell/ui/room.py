@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from kb.io.memory import Memory
+from kb.io.memory import DEFAULT_TOP, Memory
 from kb.io.reading_room import (
     ServedBase,
     chat_command,
@@ -122,7 +122,8 @@ class Room:
         if not question.strip():
             return uiapi.empty_route(question)
         m = self.memory
-        answer = m.ask(question, 5)
+        # As many as `kb route --json` gives by default, so both list the same files.
+        answer = m.ask(question, DEFAULT_TOP)
         nothing = answer.confidence.verdict == "nothing"
         return uiapi.route_payload(
             question=question,

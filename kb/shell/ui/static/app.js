@@ -171,27 +171,8 @@ function renderAnswer(r) {
     target.append(box);
   }
 
-  const row = el("div", { class: "two" });
-  if (r.agent) {
-    const table = el("table");
-    for (const t of r.agent.totals) {
-      table.append(el("tr", { class: t.name === r.agent.name ? "elected" : null },
-        el("td", { text: t.name }), el("td", { text: num(t.score) })));
-    }
-    row.append(el("div", { class: "card owner" },
-      el("h3", { class: "section", text: "Owner" }),
-      el("div", { class: "name", text: r.agent.name }),
-      el("div", { class: "numbers" },
-        el("span", {}, "score ", el("b", { text: num(r.agent.score) })),
-        el("span", {}, "contenders ", el("b", { text: String(r.agent.contenders) })),
-        el("span", {}, "kinds ", el("b", { text: String(r.agent.files) }))),
-      table));
-  }
-  if (r.keywords.length) {
-    row.append(el("div", { class: "card" }, el("h3", { class: "section", text: "Keyword scores against the floor" }), chart(r)));
-  }
-  if (row.childNodes.length) target.append(row);
-
+  // The fused list first, right under the verdict: the list `kb route --json` gives, in its
+  // order (decision 0029). The owner and the keyword chart come after it.
   if (r.found.length) {
     const served = r.verdict !== "nothing";
     const box = el("div", { class: `card${served ? "" : " textonly"}` },
@@ -217,6 +198,27 @@ function renderAnswer(r) {
     box.append(list);
     target.append(box);
   }
+
+  const row = el("div", { class: "two" });
+  if (r.agent) {
+    const table = el("table");
+    for (const t of r.agent.totals) {
+      table.append(el("tr", { class: t.name === r.agent.name ? "elected" : null },
+        el("td", { text: t.name }), el("td", { text: num(t.score) })));
+    }
+    row.append(el("div", { class: "card owner" },
+      el("h3", { class: "section", text: "Owner" }),
+      el("div", { class: "name", text: r.agent.name }),
+      el("div", { class: "numbers" },
+        el("span", {}, "score ", el("b", { text: num(r.agent.score) })),
+        el("span", {}, "contenders ", el("b", { text: String(r.agent.contenders) })),
+        el("span", {}, "kinds ", el("b", { text: String(r.agent.files) }))),
+      table));
+  }
+  if (r.keywords.length) {
+    row.append(el("div", { class: "card" }, el("h3", { class: "section", text: "Keyword scores against the floor" }), chart(r)));
+  }
+  if (row.childNodes.length) target.append(row);
 }
 
 function chart(r) {
