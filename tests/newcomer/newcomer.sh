@@ -66,7 +66,7 @@ rm -rf "$work"/newcomer/examples/fleet/fleet/*/.kb
 cd "$work/newcomer"
 echo "== the README's first command, in $work/newcomer"
 echo "   $command"
-check readme 0 '^ +1\. +[0-9.]+ +ada/knowledge/backups\.md$' env PIP_QUIET=1 bash -c "$command"
+check readme 0 '^ +[0-9.]+ +ada +knowledge/backups\.md ' env PIP_QUIET=1 bash -c "$command"
 check readme-verdict 0 '^verdict: +hit' .venv/bin/kb route "how often should I run a backup restore test" ../harbor
 
 kb="$work/newcomer/.venv/bin/kb"
