@@ -22,13 +22,49 @@ from kb.version import __version__
 
 if TYPE_CHECKING:
     from kb.io.memory import Answer, Memory, OpenError, Scope
+    from kb.library import Indexed, IndexedBase, IndexFailed, WriteRefused, index, write_note
+    from kb.pure.fusion import Found, Passage
+    from kb.pure.verdict import Confidence, Verdict
 
-__all__ = ["Answer", "Memory", "OpenError", "Scope", "__version__"]
+__all__ = [
+    "Answer",
+    "Confidence",
+    "Found",
+    "IndexFailed",
+    "Indexed",
+    "IndexedBase",
+    "Memory",
+    "OpenError",
+    "Passage",
+    "Scope",
+    "Verdict",
+    "WriteRefused",
+    "__version__",
+    "index",
+    "write_note",
+]
 
-_LAZY = {"Answer", "Memory", "OpenError", "Scope"}
+# name -> the module that defines it, imported on first use
+_LAZY = {
+    "Answer": "kb.io.memory",
+    "Memory": "kb.io.memory",
+    "OpenError": "kb.io.memory",
+    "Scope": "kb.io.memory",
+    "Found": "kb.pure.fusion",
+    "Passage": "kb.pure.fusion",
+    "Confidence": "kb.pure.verdict",
+    "Verdict": "kb.pure.verdict",
+    "Indexed": "kb.library",
+    "IndexedBase": "kb.library",
+    "IndexFailed": "kb.library",
+    "WriteRefused": "kb.library",
+    "index": "kb.library",
+    "write_note": "kb.library",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module("kb.io.memory"), name)
+    module = _LAZY.get(name)
+    if module is not None:
+        return getattr(importlib.import_module(module), name)
     raise AttributeError(f"module 'kb' has no attribute {name!r}")

@@ -8,11 +8,13 @@ is pure computation plus one FTS5 query per base.
 
 from __future__ import annotations
 
+import _thread  # the C lock: `threading` costs a hot verb about 1 ms to import
 import enum
 import functools
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from attrs import evolve, frozen
 
@@ -44,7 +46,7 @@ from kb.pure.entries import (
     prepared_from,
     token_sets,
 )
-from kb.pure.fusion import Found, Passage, TextHit, fuse
+from kb.pure.fusion import Found, Passage, TextHit, fuse, opening_excerpt
 from kb.pure.header import field_folded
 from kb.pure.keyword import (
     W_KEYWORD,
@@ -55,7 +57,7 @@ from kb.pure.keyword import (
     rank_prepared,
     term_prefixes,
 )
-from kb.pure.paths import folder_of, kind_of, layer_of
+from kb.pure.paths import folder_of, kind_of, layer_of, stem_of
 from kb.pure.shortfall import shortfall
 from kb.pure.suggest import (
     SUGGEST_FLOOR,
@@ -100,6 +102,24 @@ PATHS_SHOWN = 8
 # first 5, 53 / 73 at 15 ms (best chunks alone: 50 / 73 at 12 ms).
 PAGE_CANDIDATES = 10
 DEFAULT_TOP = 5
+
+
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
+
+
+def serialised(
+    method: Callable[Concatenate[Memory, _P], _T],
+) -> Callable[Concatenate[Memory, _P], _T]:
+    """One call at a time per Memory: its index connections, caches and decoded headers
+    are shared by every thread that holds it (decision 0033 has the measurement)."""
+
+    def locked(self: Memory, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    functools.update_wrapper(locked, method)
+    return locked
 
 
 class Scope(enum.Enum):
@@ -204,6 +224,7 @@ class Memory:
         # keyword side is built in memory, as before issue 15: slower, never different.
         self._postings = all(b.scan.saved for b in self.bases)
         self._calibration: Calibration | None = None
+        self._lock = _thread.RLock()
 
     @functools.cached_property
     def entries(self) -> tuple[Entry, ...]:
@@ -237,6 +258,7 @@ class Memory:
             if h.rel != b.snapshot.map_rel and h.rel not in indexed and h.bucket != "unreadable"
         ]
 
+    @serialised
     def is_changed(self, base: str, rel: str) -> bool:
         """Whether the file's text differs from what the index holds (or was never indexed):
         its passages may be stale, so every surface says so."""
@@ -272,17 +294,21 @@ class Memory:
     @classmethod
     def open(
         cls,
-        paths: Sequence[str] = (".",),
+        paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (".",),
         all: bool = False,
         extra_aliases: Sequence[tuple[str, str]] = (),
     ) -> Memory:
-        """Open every path (a base, or a fleet root expanded into its bases).
+        """Open every path (a base, or a fleet root expanded into its bases); a `str` or a
+        `Path` is one path.
 
         `extra_aliases` are `(alias, canonical)` pairs held in memory only, after every
         base's own pairs: `kb misses --apply` measures a candidate alias line this way, so
         nothing is written to any kb-aliases.txt while it is judged.
         """
-        opened = list(paths) or ["."]
+        if isinstance(paths, str | os.PathLike):
+            opened = [os.fspath(paths)]
+        else:
+            opened = [os.fspath(p) for p in paths] or ["."]
         bases: list[OpenBase] = []
         stores: list[Store] = []
         rebuilt = False
@@ -352,6 +378,7 @@ class Memory:
     def terms(self, question: str) -> list[str]:
         return expand_query(question, self.aliases)
 
+    @serialised
     def route(self, question: str, top: int = DEFAULT_TOP) -> list[KeywordHit]:
         return [h for h in self._rank_keywords(self.terms(question), top)[0] if h.entry.rel]
 
@@ -420,6 +447,7 @@ class Memory:
                 self._prepared[(i, rel)] = prepared_from(entry, sets)
         return sorted((order, self._prepared[key]) for key, order in chosen.items())
 
+    @serialised
     def search_text(self, terms: Sequence[str], limit: int) -> list[TextHit]:
         """The best chunks on the fleet-wide scale, with their text and excerpts."""
         stubs, exprs, _, _ = self._ranked_text(terms, limit)
@@ -571,6 +599,7 @@ class Memory:
             out.append(evolve(f, passages=passages))
         return tuple(out)
 
+    @serialised
     def ask(self, question: str, top: int = DEFAULT_TOP) -> Answer:
         own = question_terms(question)
         terms = expand(own, self.aliases)
@@ -594,7 +623,7 @@ class Memory:
         confidence = judged(keyword, {(t.base, t.path) for t in text}, self.entry_count(), evidence)
         agent = choose_agent_by_keyword(keyword, self.routable_agents())
         first = keyword[0].entry if keyword else None
-        found = self._with_passages(fused[:top], text, exprs)
+        found = self._completed(self._with_passages(fused[:top], text, exprs))
         return Answer(
             question=question,
             terms=tuple(terms),
@@ -605,6 +634,51 @@ class Memory:
             keyword_hits=tuple(keyword),
             changed=frozenset((f.base, f.path) for f in found if self.changed_since_indexed(f)),
         )
+
+    def _completed(self, found: Sequence[Found]) -> tuple[Found, ...]:
+        """What a caller handing results on needs of every file: its absolute path, a title
+        (its header's, else its file name's stem) and purpose, and at least one passage (a
+        file found by its keys alone gets its opening chunk)."""
+        where = {b.snapshot.name: i for i, b in reversed(list(enumerate(self.bases)))}
+        untitled: dict[int, list[str]] = {}
+        bare: dict[int, list[str]] = {}
+        for f in found:
+            i = where.get(f.base)
+            if i is None:
+                continue
+            if not f.title or not f.purpose:
+                untitled.setdefault(i, []).append(f.path)
+            if not f.passages:
+                bare.setdefault(i, []).append(f.path)
+        headers = {
+            (i, rel): h
+            for i, rels in untitled.items()
+            for rel, h in self._stores[i]
+            .headers_of(self.bases[i].snapshot, self.bases[i].scan, rels)
+            .items()
+        }
+        openings = {
+            (i, rel): chunk
+            for i, rels in bare.items()
+            for rel, chunk in self._stores[i].opening_chunks(rels).items()
+        }
+        out: list[Found] = []
+        for f in found:
+            i = where.get(f.base)
+            if i is None:
+                out.append(f)
+                continue
+            h = headers.get((i, f.path))
+            title = f.title or (h.title if h is not None else "") or stem_of(f.path)
+            purpose = f.purpose or (h.purpose if h is not None else "")
+            passages = f.passages
+            opening = openings.get((i, f.path))
+            if not passages and opening is not None:
+                heading, body, provenance, stage = opening
+                passages = (Passage(heading, body, opening_excerpt(body), provenance, stage),)
+            file = str(self.bases[i].snapshot.root / f.path)
+            out.append(evolve(f, title=title, purpose=purpose, passages=passages, file=file))
+        return tuple(out)
 
     def _known_words(self, words: Sequence[str], key_words: frozenset[str]) -> set[str]:
         """The words some note in scope holds: in its keys, title, file name or purpose
@@ -618,6 +692,7 @@ class Memory:
             known |= store.known_words(rest)
         return known
 
+    @serialised
     def calibration(self) -> Calibration:
         """What the open bases' vocabularies say of on-topic and everyday questions (each
         base's is measured once per change of its index: `Store.calibration`)."""
@@ -628,6 +703,7 @@ class Memory:
     def changed_since_indexed(self, found: Found) -> bool:
         return self.is_changed(found.base, found.path)
 
+    @serialised
     def stale(self) -> list[str]:
         """`base/path` of every file in scope whose passages the text index does not hold as
         the file is now (never indexed, or changed since): what `kb index` would re-read.
@@ -641,9 +717,29 @@ class Memory:
             and h.bucket != "unreadable"
         ]
 
+    @serialised
     def retrieve(self, question: str, top: int = DEFAULT_TOP) -> list[Found]:
         return list(self.ask(question, top).found)
 
+    # -- async counterparts: the same call on a worker thread, so an event loop never waits
+    # on SQLite (the lock above keeps one call at a time per Memory) ---------------------
+
+    async def aask(self, question: str, top: int = DEFAULT_TOP) -> Answer:
+        import asyncio
+
+        return await asyncio.to_thread(self.ask, question, top)
+
+    async def aretrieve(self, question: str, top: int = DEFAULT_TOP) -> list[Found]:
+        import asyncio
+
+        return await asyncio.to_thread(self.retrieve, question, top)
+
+    async def alist(self, facets: Facets | None = None) -> list[Row]:
+        import asyncio
+
+        return await asyncio.to_thread(self.list, facets)
+
+    @serialised
     def remember(self, claim: str) -> Remembered:
         """Propose ADD, UPDATE or NOOP for a claim by its overlap with stored chunks.
         Writes nothing."""
@@ -655,6 +751,7 @@ class Memory:
     def floor(self) -> float:
         return confidence_of([], set(), self.entry_count()).floor
 
+    @serialised
     def suggest(self, question: str, limit: int = SUGGEST_LIMIT) -> list[str]:
         """Keys that look like the question's words (spelling, never meaning). From the
         persisted trigrams: only key words sharing a trigram with a question word are
@@ -697,6 +794,7 @@ class Memory:
         """Whether any word of the question (or an alias it triggers) reaches a scorer."""
         return bool(self.terms(question))
 
+    @serialised
     def recall_loss(self, question: str, confidence: Confidence) -> RecallLoss | None:
         """Record a refused question in the miss log; None unless the verdict is nothing.
         A question of stopwords only is not a miss: no note or alias would have caught it."""
@@ -712,6 +810,7 @@ class Memory:
 
     # -- listing and describing ----------------------------------------------------------
 
+    @serialised
     def list(self, facets: Facets | None = None) -> list[Row]:
         """The files in scope that pass `facets` (all of them without)."""
         # Imported here, as in describe and fleet_card: a question never lists nor describes,
@@ -739,11 +838,13 @@ class Memory:
                     rows.append(row)
         return rows
 
+    @serialised
     def describe(self) -> str:
         from kb.pure.fleetcard import describe
 
         return describe(*self.fleet_card())
 
+    @serialised
     def fleet_card(self) -> tuple[Card, tuple[Member, ...]]:
         """The fleet's card and its members, from the manifests (what `kb fleet` prints)."""
         from kb.pure.fleetcard import Member, card

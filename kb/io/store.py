@@ -15,6 +15,7 @@ the next open tries again.
 
 from __future__ import annotations
 
+import _thread  # the C lock: `threading` costs a hot verb about 1 ms to import
 import contextlib
 import functools
 import json
@@ -447,7 +448,12 @@ class Store:
             return cls._in_memory(path, "nothing is indexed here and the folder cannot be written")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            conn = sqlite3.connect(
+                path,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,  # a Memory serialises its calls (kb.io.memory)
+            )
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             try:
                 conn.execute("PRAGMA journal_mode = WAL")
@@ -486,7 +492,7 @@ class Store:
 
     @classmethod
     def _in_memory(cls, path: Path, why: str) -> Store:
-        conn = sqlite3.connect(":memory:", isolation_level=None)
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         conn.executescript(SCHEMA)
         conn.executescript(HEADERS_SCHEMA)
         conn.execute(f"PRAGMA user_version = {HEADER_CACHE_VERSION}")
@@ -557,7 +563,8 @@ class Store:
         return "private" in missing
 
     def close(self) -> None:
-        _OPEN.pop(id(self), None)
+        with _OPEN_LOCK:
+            _OPEN.pop(id(self), None)
         if self._conn is not None:
             self._conn.close()
         self._conn = None
@@ -1482,6 +1489,29 @@ class Store:
             return {}
         return out
 
+    def opening_chunks(
+        self, paths: Sequence[str]
+    ) -> dict[str, tuple[str, str, str | None, str | None]]:
+        """path -> (heading_path, text, provenance, stage) of each file's first chunk: the
+        passage of a file found by its keys alone (no chunk of it matched the question)."""
+        out: dict[str, tuple[str, str, str | None, str | None]] = {}
+        wanted = sorted(set(paths))
+        try:
+            for start in range(0, len(wanted), SQL_VARIABLES):
+                part = wanted[start : start + SQL_VARIABLES]
+                marks = ",".join("?" * len(part))
+                for path, heading, text, provenance, stage in self.conn.execute(
+                    "SELECT s.path, c.heading_path, c.text, f.provenance, f.stage "
+                    "FROM chunk_spans s JOIN chunks c ON c.rowid = s.first "
+                    "LEFT JOIN files f ON f.base = s.base AND f.path = s.path "
+                    f"WHERE s.path IN ({marks})",
+                    part,
+                ):
+                    out[str(path)] = (str(heading or ""), str(text or ""), provenance, stage)
+        except sqlite3.Error:
+            return {}
+        return out
+
     def details(
         self, expr: str, rowids: Sequence[int]
     ) -> dict[int, tuple[str, str, str, str | None, str | None, str | None]]:
@@ -1601,19 +1631,21 @@ def counts_from(stored: str) -> Counts:
 # about 0.2 ms, against a question's tens).
 MAX_OPEN_STORES = 32
 _OPEN: OrderedDict[int, Store] = OrderedDict()
+_OPEN_LOCK = _thread.RLock()
 
 
 def _track(store: Store) -> None:
     if store._reopen is None:
         return  # in memory: it cannot be closed and reopened, so it is not counted
     key = id(store)
-    if key in _OPEN:
-        _OPEN.move_to_end(key)
-        return
-    _OPEN[key] = store
-    while len(_OPEN) > MAX_OPEN_STORES:
-        _, oldest = _OPEN.popitem(last=False)
-        oldest._release()
+    with _OPEN_LOCK:  # Memories in several threads share the process-wide budget
+        if key in _OPEN:
+            _OPEN.move_to_end(key)
+            return
+        _OPEN[key] = store
+        while len(_OPEN) > MAX_OPEN_STORES:
+            _, oldest = _OPEN.popitem(last=False)
+            oldest._release()
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -1638,7 +1670,9 @@ def is_busy(e: BaseException) -> bool:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn = sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
 
@@ -1647,7 +1681,10 @@ def _connect_immutable(path: Path) -> sqlite3.Connection:
     """The index opened read-only and immutable (no lock, no -shm file: what a read-only disk
     allows); raises sqlite3.Error when it cannot be read that way."""
     conn = sqlite3.connect(
-        f"file:{path.as_posix()}?mode=ro&immutable=1", uri=True, isolation_level=None
+        f"file:{path.as_posix()}?mode=ro&immutable=1",
+        uri=True,
+        isolation_level=None,
+        check_same_thread=False,
     )
     conn.execute("SELECT 1 FROM files LIMIT 1").fetchall()
     has_headers = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'headers'").fetchone()

@@ -64,6 +64,12 @@ class Passage:
 
 @frozen
 class Found:
+    """One file of the reading list. `score` is its fused score: its text share (its text
+    score over the text scale, at most 1) plus its keyword share (at most 1 for declared keys
+    covering the whole question, 0.1 for derived ones), so 0 to 2, and about 1 for a file
+    that holds the whole question in its text. `file` is its absolute path on this machine
+    (empty until `Memory.ask` fills it in)."""
+
     base: str
     path: str
     layer: Layer
@@ -74,6 +80,7 @@ class Found:
     why: tuple[str, ...]
     matched: tuple[str, ...]
     passages: tuple[Passage, ...]
+    file: str = ""
 
 
 def keyword_share(hit: KeywordHit, weights: Mapping[str, float] | None) -> float:
@@ -154,6 +161,18 @@ def fuse(
         found[key] = evolve(f, score=score, why=why, passages=(*f.passages, passage))
     ranked = sorted((found[k] for k in order), key=lambda f: (-f.score, f.path, f.base))
     return ranked[:top]
+
+
+# A passage's excerpt is FTS5's snippet of this many words around the matches; a passage
+# with no match (a file found by its keys alone) shows its opening words instead.
+EXCERPT_WORDS = 14
+
+
+def opening_excerpt(text: str) -> str:
+    """The first `EXCERPT_WORDS` words of `text`, marked as cut when there are more."""
+    words = text.split()
+    cut = " ... " if len(words) > EXCERPT_WORDS else ""
+    return " ".join(words[:EXCERPT_WORDS]) + cut
 
 
 def no_agreement(found: Sequence[Found]) -> bool:
