@@ -20,7 +20,8 @@ from tests.conftest import REPO
 # What the mcp and ui extras bring, and what the MCP SDK brings with it.
 BLOCKED = (
     "mcp", "mcp_types", "starlette", "uvicorn", "pydantic", "pydantic_core", "anyio", "httpx",
-    "httpx2", "sse_starlette", "jsonschema", "cryptography",
+    "httpx2", "sse_starlette", "jsonschema", "cryptography", "langchain_core", "llama_index",
+    "agents",
 )  # fmt: skip
 
 # Runs `kb` with every BLOCKED module refused, then fails if one was imported all the same.
@@ -134,7 +135,9 @@ def test_serve_and_ui_name_their_extra_in_one_line(
 
 
 # The only modules that may import an extra's packages; everything else is the core.
-EXTRA_MODULES = re.compile(r"kb/shell/(mcp_[a-z_]+\.py|ui/[a-z_]+\.py)$")
+EXTRA_MODULES = re.compile(
+    r"kb/shell/(mcp_[a-z_]+\.py|ui/[a-z_]+\.py)$|kb/adapters/(langchain|llamaindex)\.py$"
+)
 IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 
 
@@ -152,11 +155,15 @@ def test_no_core_module_imports_an_extra() -> None:
 def test_the_distribution_name_and_urls_match_pyproject() -> None:
     import tomllib
 
-    from kb.version import DISTRIBUTION, DOCS_URL
+    from kb.version import DISTRIBUTION
 
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["name"] == DISTRIBUTION
-    assert project["urls"]["Documentation"] == DOCS_URL
+    assert "urls" not in project, "no web address until the repository is published"
+    assert (REPO / project["license-files"][0]).is_file()
+    assert "](" not in (REPO / project["readme"]).read_text(encoding="utf-8"), (
+        "the package description links nowhere: relative links break on an index page"
+    )
     extras = project["optional-dependencies"]
-    assert f"{DISTRIBUTION}[mcp,ui]" in extras["test"], "CI must install every extra"
+    assert f"{DISTRIBUTION}[mcp,ui,langchain,llamaindex]" in extras["test"], "every extra"
     assert not any(d.startswith(("mcp", "starlette", "uvicorn")) for d in project["dependencies"])
