@@ -6,11 +6,12 @@ import importlib
 
 __version__ = "0.1.0"
 
-# What pip knows this project by, and where a pip user finds its docs: `kb` on the public
-# index is another project, so the distribution is kb-fleet while the command stays `kb`.
-# A unit test holds these equal to pyproject.toml.
+# What pip knows this project by, and where a user finds its docs: `kb` on the public index
+# is another project, so the distribution is kb-fleet while the command stays `kb`. No web
+# address until the repository is published (a placeholder would point at someone else's
+# page): the docs travel with the source. A unit test holds the name equal to pyproject.toml.
 DISTRIBUTION = "kb-fleet"
-DOCS_URL = "https://github.com/kb-fleet/kb-fleet/tree/main/docs"
+DOCS_WHERE = "docs/README.md in kb's source checkout; `kb help <verb>` for one verb"
 
 
 def build_sha() -> str:

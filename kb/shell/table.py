@@ -15,7 +15,7 @@ from typing import Any
 from attrs import frozen
 
 from kb.shell.outcome import Outcome
-from kb.version import DOCS_URL
+from kb.version import DOCS_WHERE
 
 # The input classes that live outside kb.shell.inputs (whose thirty classes cost ~35 ms to
 # build), by module: the verbs kb.shell.fastargs parses build only their own.
@@ -429,6 +429,6 @@ def usage_text() -> str:
         "",
         "Every verb reads plain markdown folders; nothing leaves this machine but what",
         "`kb sync` pushes to your own git remote.",
-        f"Docs: {DOCS_URL}",
+        f"Docs: {DOCS_WHERE}",
     ]
     return "\n".join(lines) + "\n"
