@@ -556,10 +556,17 @@ class Memory:
         average = fleet.tokens / pages if pages else 0.0
         weights = term_weights(terms, fleet)
         out = dict(best)
+        forms = {f for t in terms for f in variants.get(t, frozenset({t}))}
         for i, paths in by_store.items():
-            forms = {f for t in terms for f in variants.get(t, frozenset({t}))}
-            for path, counts in self._stores[i].page_counts(paths, forms).items():
-                key = (paths.get(path, ""), path)
+            by_base: dict[str, list[str]] = {}
+            for path, base in paths.items():
+                by_base.setdefault(base, []).append(path)
+            counted = {
+                (base, path): counts
+                for base, rels in by_base.items()
+                for path, counts in self._stores[i].page_counts(base, rels, forms).items()
+            }
+            for key, counts in counted.items():
                 if key in best:
                     out[key] = file_text_score(
                         best[key],
@@ -660,7 +667,9 @@ class Memory:
         openings = {
             (i, rel): chunk
             for i, rels in bare.items()
-            for rel, chunk in self._stores[i].opening_chunks(rels).items()
+            for rel, chunk in self._stores[i]
+            .opening_chunks(self.bases[i].snapshot.name, rels)
+            .items()
         }
         out: list[Found] = []
         for f in found:

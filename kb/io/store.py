@@ -1313,7 +1313,9 @@ class Store:
             return known
         return known
 
-    def page_counts(self, paths: Iterable[str], forms: Iterable[str]) -> dict[str, Counts]:
+    def page_counts(
+        self, base: str, paths: Iterable[str], forms: Iterable[str]
+    ) -> dict[str, Counts]:
         """For each of `paths` the index holds in more than one chunk: how often each of
         `forms` occurs in its chunks' heading paths and texts, summed over the chunks, and
         their length in words (`textrank.page_score` scores the page as one document). A
@@ -1326,9 +1328,9 @@ class Store:
                 part = wanted[start : start + SQL_VARIABLES]
                 marks = ",".join("?" * len(part))
                 spans = self.conn.execute(
-                    f"SELECT path, first, last FROM chunk_spans WHERE path IN ({marks}) "
-                    "AND last > first",
-                    part,
+                    "SELECT path, first, last FROM chunk_spans "
+                    f"WHERE base = ? AND path IN ({marks}) AND last > first",
+                    (base, *part),
                 ).fetchall()
                 for path, first, last in spans:
                     out[str(path)] = page_counts(self._page_words(int(first), int(last)), asked)
@@ -1490,7 +1492,7 @@ class Store:
         return out
 
     def opening_chunks(
-        self, paths: Sequence[str]
+        self, base: str, paths: Sequence[str]
     ) -> dict[str, tuple[str, str, str | None, str | None]]:
         """path -> (heading_path, text, provenance, stage) of each file's first chunk: the
         passage of a file found by its keys alone (no chunk of it matched the question)."""
@@ -1504,8 +1506,8 @@ class Store:
                     "SELECT s.path, c.heading_path, c.text, f.provenance, f.stage "
                     "FROM chunk_spans s JOIN chunks c ON c.rowid = s.first "
                     "LEFT JOIN files f ON f.base = s.base AND f.path = s.path "
-                    f"WHERE s.path IN ({marks})",
-                    part,
+                    f"WHERE s.base = ? AND s.path IN ({marks})",
+                    (base, *part),
                 ):
                     out[str(path)] = (str(heading or ""), str(text or ""), provenance, stage)
         except sqlite3.Error:
