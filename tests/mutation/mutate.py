@@ -1,0 +1,212 @@
+"""Mutation testing of kb's decision modules, each against its own fast tests (issue 25).
+
+    python tests/mutation/mutate.py [--module NAME ...] [--work DIR] [--fail-under PCT]
+                                    [--timeout SECONDS] [--json FILE] [--show]
+
+For each module it copies the checkout into `--work/<module>` (the source tree is never
+mutated), writes a mutmut configuration naming that one file and the tests mapped to it
+below, runs `mutmut run` (mutmut 3: every mutant is run against the tests that cover its
+function), and prints one row: mutants, killed, survived, not covered, timed out, and the
+score. The score counts a timeout as killed (a mutant that hangs the tests is caught) and
+a mutant no test covers as survived; mutants listed in `tests/mutation/equivalent.txt`
+(with the reason each cannot change behaviour) are left out of the score and reported as
+explained. `--show` prints every unexplained survivor's diff. `--fail-under 90` exits 1
+when a module scores lower: CI runs the privacy and verdict modules that way.
+
+Only in-process tests can kill a mutant: the subprocess tests run the installed kb, not
+the mutated copy, so each module is mapped to its unit and property tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+EQUIVALENT = Path(__file__).with_name("equivalent.txt")
+
+# module name -> (the file mutated, the tests that hold its rules)
+MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "verdict": (
+        "kb/pure/verdict.py",
+        ("tests/unit/test_decisions.py", "tests/properties/test_verdict_properties.py"),
+    ),
+    "calibration": (
+        "kb/pure/calibration.py",
+        ("tests/properties/test_verdict_properties.py",),
+    ),
+    "fusion": (
+        "kb/pure/fusion.py",
+        ("tests/unit/test_decisions.py", "tests/properties/test_rank_properties.py"),
+    ),
+    "textrank": (
+        "kb/pure/textrank.py",
+        ("tests/unit/test_decisions.py", "tests/properties/test_verdict_properties.py"),
+    ),
+    "privacy": (
+        "kb/pure/manifest.py",
+        ("tests/unit/test_private_layer.py",),
+    ),
+    "merge": (
+        "kb/pure/merge.py",
+        ("tests/unit/test_merge_rules.py", "tests/properties/test_merge_drivers.py"),
+    ),
+    "scrub": (
+        "kb/pure/scrub.py",
+        ("tests/properties/test_scrub_properties.py", "tests/properties/test_secrets_corpus.py"),
+    ),
+    "misslog": (
+        "kb/pure/misslog.py",
+        ("tests/unit/test_logs.py", "tests/properties/test_misses_properties.py"),
+    ),
+    "routelogs": (
+        "kb/pure/routelogs.py",
+        ("tests/unit/test_logs.py", "tests/properties/test_routelogs_properties.py"),
+    ),
+    "keys": (
+        "kb/pure/sources.py",
+        ("tests/properties/test_sources_properties.py",),
+    ),
+    "chunking": (
+        "kb/pure/chunking.py",
+        ("tests/unit/test_decisions.py",),
+    ),
+    "aliases": (
+        "kb/pure/aliases.py",
+        ("tests/unit/test_decisions.py", "tests/properties/test_retrieval_properties.py"),
+    ),
+    "checks": (
+        "kb/pure/checks.py",
+        ("tests/properties/test_check_properties.py", "tests/unit/test_checks.py"),
+    ),
+}
+
+IGNORED = {".git", ".venv", "mutants", "__pycache__", ".hypothesis", ".kb", ".mypy_cache"}
+STATS = ("killed", "survived", "no_tests", "timeout", "suspicious", "skipped", "total")
+
+
+def equivalent() -> dict[str, str]:
+    """mutant name -> why it cannot change what the module does."""
+    out: dict[str, str] = {}
+    if EQUIVALENT.exists():
+        for line in EQUIVALENT.read_text(encoding="utf-8").splitlines():
+            name, _, why = line.partition(" ")
+            if name and not name.startswith("#"):
+                out[name] = why.strip()
+    return out
+
+
+def prepare(module: str, work: Path) -> Path:
+    source, tests = MODULES[module]
+    copy = work / module
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(REPO, copy, ignore=lambda _d, names: [n for n in names if n in IGNORED])
+    pyproject = (copy / "pyproject.toml").read_text(encoding="utf-8")
+    pyproject = re.sub(r"\n\[tool\.mutmut\][^\[]*", "\n", pyproject)
+    pyproject += (
+        "\n[tool.mutmut]\n"
+        f"source_paths = [{json.dumps(source)}]\n"
+        f"pytest_add_cli_args_test_selection = {json.dumps(list(tests))}\n"
+        'also_copy = ["kb/", "tests/", "examples/", "skeletons/"]\n'
+    )
+    (copy / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    return copy
+
+
+def run(module: str, work: Path, timeout: float) -> dict[str, object]:
+    copy = prepare(module, work)
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "mutmut", "run"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    seconds = time.monotonic() - started
+    subprocess.run(
+        [sys.executable, "-m", "mutmut", "export-cicd-stats"], cwd=copy, capture_output=True
+    )
+    stats_file = copy / "mutants" / "mutmut-cicd-stats.json"
+    if not stats_file.exists():
+        raise SystemExit(f"mutmut did not run on {module}:\n{done.stdout[-3000:]}{done.stderr}")
+    stats = json.loads(stats_file.read_text(encoding="utf-8"))
+    listed = subprocess.run(
+        [sys.executable, "-m", "mutmut", "results"], cwd=copy, capture_output=True, text=True
+    ).stdout
+    surviving = re.findall(r"^\s*(\S+): (survived|no tests)$", listed, re.MULTILINE)
+    known = equivalent()
+    explained = [name for name, _ in surviving if name in known]
+    unexplained = [name for name, _ in surviving if name not in known]
+    counted = int(stats["total"]) - int(stats["skipped"]) - len(explained)
+    caught = int(stats["killed"]) + int(stats["timeout"])
+    score = 100.0 * caught / counted if counted else 100.0
+    return {
+        "module": module,
+        "file": MODULES[module][0],
+        **{k: int(stats[k]) for k in STATS},
+        "explained": len(explained),
+        "score": round(score, 1),
+        "seconds": round(seconds),
+        "unexplained": unexplained,
+        "copy": str(copy),
+    }
+
+
+def show(row: dict[str, object]) -> None:
+    for name in row["unexplained"]:  # type: ignore[attr-defined]
+        diff = subprocess.run(
+            [sys.executable, "-m", "mutmut", "show", str(name)],
+            cwd=str(row["copy"]),
+            capture_output=True,
+            text=True,
+        ).stdout
+        print(diff)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--module", action="append", choices=sorted(MODULES))
+    parser.add_argument("--work", type=Path, default=Path("/tmp/kb-mutants"))
+    parser.add_argument("--fail-under", type=float, default=None)
+    parser.add_argument("--timeout", type=float, default=3600.0)
+    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--show", action="store_true")
+    args = parser.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    rows = []
+    print(
+        "| module | file | mutants | killed | survived | not covered | timed out | explained "
+        "| score | s |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for module in args.module or sorted(MODULES):
+        row = run(module, args.work, args.timeout)
+        rows.append(row)
+        print(
+            f"| {module} | `{row['file']}` | {row['total']} | {row['killed']} | "
+            f"{row['survived']} | {row['no_tests']} | {row['timeout']} | {row['explained']} | "
+            f"{row['score']}% | {row['seconds']} |",
+            flush=True,
+        )
+        if args.show:
+            show(row)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    low = [
+        r for r in rows if args.fail_under is not None and float(str(r["score"])) < args.fail_under
+    ]
+    for r in low:
+        print(f"{r['module']}: {r['score']}% is under {args.fail_under}%", file=sys.stderr)
+    return 1 if low else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,51 @@
+"""The miss log's own rules (issue 25: the miss log's tests must catch a repeat that keeps
+its old last-seen date, without relying on another module's property)."""
+
+from __future__ import annotations
+
+from kb.pure.misslog import HEADER, Miss, ordered, parse, record, render
+
+
+def test_a_repeated_question_counts_up_and_moves_its_last_seen_date() -> None:
+    log = record([], "Why is the build slow", ["build"], "2026-11-01")
+    again = record(log, "why is the BUILD slow", ["slow build"], "2026-12-02")
+    assert again == [Miss(2, "2026-11-01", "2026-12-02", "Why is the build slow", ("slow build",))]
+
+
+def test_a_new_question_starts_at_one_seen_today_and_keeps_its_spelling() -> None:
+    log = record([Miss(3, "2026-01-01", "2026-01-02", "old", ())], " New Q ", [], "2026-12-02")
+    assert Miss(1, "2026-12-02", "2026-12-02", "New Q", ()) in log
+    assert Miss(3, "2026-01-01", "2026-01-02", "old", ()) in log
+
+
+def test_the_most_asked_comes_first_then_by_question() -> None:
+    misses = [Miss(1, "d", "d", "b", ()), Miss(5, "d", "d", "z", ()), Miss(1, "d", "d", "a", ())]
+    assert [m.question for m in ordered(misses)] == ["z", "a", "b"]
+
+
+def test_a_line_break_in_a_question_or_an_offer_becomes_a_space() -> None:
+    log = record([], "one\ntwo\rthree", ["a\nb", "  ", ""], "2026-12-02")
+    assert log[0].question == "one two three" and log[0].looked_like == ("a b",)
+    assert record(log, "  \n ", [], "2026-12-02") == log  # nothing to record
+
+
+def test_rendering_and_parsing_give_the_same_log_back() -> None:
+    log = record(record([], "kubernets crashloop", ["kubernetes"], "2026-12-01"), "q2", [], "x")
+    text = render(log)
+    assert text.startswith(HEADER)
+    assert parse(text) == log
+    assert "     looked like: kubernetes\n" in text
+
+
+def test_the_reader_skips_what_is_not_a_row_and_keeps_the_rest() -> None:
+    text = (
+        HEADER
+        + "\n2    2026-11-01 2026-11-02 good question\n"
+        + "xx   2026-11-01 2026-11-02 not a count\n"
+        + "1234567890123456789 2026-11-01 2026-11-02 too long a count\n"
+        + "3    2026-11-01\n"
+        + "     looked like: orphan offer\n"
+        + "1    2026-11-03 2026-11-04 GOOD QUESTION\n"
+        + "1    2026-11-0"
+    )
+    assert parse(text) == [Miss(1, "2026-11-03", "2026-11-04", "GOOD QUESTION", ())]

@@ -1,0 +1,93 @@
+"""The private layer's rules, each stated as the rule it protects (issue 25): what a
+`private =` line covers, what the default covers, and that the fast per-walk test agrees
+with the rule everywhere."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kb.pure.manifest import (
+    DEFAULT_PRIVATE_FOLDERS,
+    PrivateLayer,
+    fail_closed,
+    private_entry,
+    private_layer,
+)
+
+folder = st.sampled_from(["records", "notes", "notes/diary", "a/b/c", "projects", "x"])
+path_part = st.sampled_from(["records", "notes", "diary", "a", "b", "c", "x", "note.md", "z.md"])
+paths = st.lists(path_part, min_size=1, max_size=5).map("/".join)
+
+
+def test_a_nested_private_folder_covers_every_file_under_it() -> None:
+    layer = private_layer("private = notes/diary\n", "ada")
+    for rel in ("notes/diary/a.md", "notes/diary/deep/er/b.md", "notes/diary"):
+        assert layer.covers(rel), rel
+        assert layer.cover_test()(rel), rel
+    for rel in ("notes/a.md", "notes/diaryx/a.md", "notes/dia/a.md", "diary/a.md"):
+        assert not layer.covers(rel), rel
+        assert not layer.cover_test()(rel), rel
+
+
+def test_a_top_folder_covers_its_files_and_nothing_beside_it() -> None:
+    layer = private_layer("private = records\n", "ada")
+    assert layer.covers("records/a.md") and layer.covers("records/x/y.md")
+    assert not layer.covers("recordsx/a.md") and not layer.covers("knowledge/records.md")
+    assert not layer.covers("knowledge/records/a.md")
+
+
+def test_the_default_layer_is_records_profile_projects_and_person_is_whole() -> None:
+    assert set(DEFAULT_PRIVATE_FOLDERS) == {"records", "profile", "projects"}
+    default = private_layer(None, "ada")
+    assert not default.whole and not default.declared
+    assert all(default.covers(f"{f}/a.md") for f in DEFAULT_PRIVATE_FOLDERS)
+    assert not default.covers("knowledge/a.md")
+    for name in ("person", "Person", "PERSON"):
+        whole = private_layer(None, name)
+        assert whole.whole and whole.covers("knowledge/a.md") and whole.cover_test()("x.md")
+    # a declaration beats the default, even an empty one
+    assert not private_layer("private =\n", "person").whole
+    assert not private_layer("private =\n", "ada").covers("records/a.md")
+    assert private_layer("private = .\n", "ada").whole
+    assert private_layer("name = x\nprivate = drafts\nprivate = records\n", "ada").folders == (
+        "drafts",
+    )
+
+
+def test_every_spelling_of_an_entry_names_the_same_folder() -> None:
+    for raw in ("records", "records/", "./records", "/records", "records/*", "records/**"):
+        assert private_entry(raw) == "records", raw
+    for raw in (".", "./", "/", "*", "**"):
+        assert private_entry(raw) == ".", raw
+    assert private_entry("") == "" and private_entry("   ") == ""
+    assert private_entry("notes/diary/") == "notes/diary"
+    layer = private_layer("private = records/, ./drafts, records\n", "ada")
+    assert layer.folders == ("records", "drafts") and layer.declared
+
+
+def test_a_mistyped_declaration_keeps_the_default_folders_private() -> None:
+    layer = private_layer("private = Recrods\n", "ada")
+    closed = fail_closed(layer, ("Recrods",))
+    assert all(closed.covers(f"{f}/a.md") for f in DEFAULT_PRIVATE_FOLDERS)
+    assert closed.covers("Recrods/a.md")
+    assert fail_closed(layer, ()) == layer
+    whole = PrivateLayer(whole=True, folders=())
+    assert fail_closed(whole, ("x",)) == whole
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(folder, max_size=4), st.booleans(), paths)
+def test_the_per_walk_test_agrees_with_the_rule(folders: list[str], whole: bool, rel: str) -> None:
+    layer = PrivateLayer(whole=whole, folders=tuple(folders))
+    assert layer.cover_test()(rel) == layer.covers(rel)
+    kept = PrivateLayer(whole=False, folders=tuple(folders[:1]), kept=tuple(folders[1:]))
+    assert kept.cover_test()(rel) == kept.covers(rel)
+
+
+@settings(max_examples=300, deadline=None)
+@given(folder, paths)
+def test_a_declared_folder_covers_exactly_the_paths_inside_it(declared: str, rel: str) -> None:
+    layer = PrivateLayer(whole=False, folders=(declared,))
+    inside = rel == declared or rel.startswith(declared + "/")
+    assert layer.covers(rel) == inside
