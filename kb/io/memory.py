@@ -646,17 +646,27 @@ class Memory:
         """What a caller handing results on needs of every file: its absolute path, a title
         (its header's, else its file name's stem) and purpose, and at least one passage (a
         file found by its keys alone gets its opening chunk)."""
-        where = {b.snapshot.name: i for i, b in reversed(list(enumerate(self.bases)))}
+        named: dict[str, list[int]] = {}
+        for n, b in enumerate(self.bases):
+            named.setdefault(b.snapshot.name, []).append(n)
+
+        def holder(f: Found) -> int | None:
+            # Two open bases may share a folder name: the one that holds this file in
+            # scope is its base; when more than one does, none is guessed at.
+            held = [n for n in named.get(f.base, ()) if f.path in self.bases[n].light]
+            return held[0] if len(held) == 1 else None
+
+        where = {(f.base, f.path): holder(f) for f in found}
         untitled: dict[int, list[str]] = {}
         bare: dict[int, list[str]] = {}
         for f in found:
-            i = where.get(f.base)
-            if i is None:
+            at = where[(f.base, f.path)]
+            if at is None:
                 continue
             if not f.title or not f.purpose:
-                untitled.setdefault(i, []).append(f.path)
+                untitled.setdefault(at, []).append(f.path)
             if not f.passages:
-                bare.setdefault(i, []).append(f.path)
+                bare.setdefault(at, []).append(f.path)
         headers = {
             (i, rel): h
             for i, rels in untitled.items()
@@ -673,19 +683,19 @@ class Memory:
         }
         out: list[Found] = []
         for f in found:
-            i = where.get(f.base)
-            if i is None:
-                out.append(f)
+            at = where[(f.base, f.path)]
+            if at is None:
+                out.append(evolve(f, title=f.title or stem_of(f.path)))
                 continue
-            h = headers.get((i, f.path))
+            h = headers.get((at, f.path))
             title = f.title or (h.title if h is not None else "") or stem_of(f.path)
             purpose = f.purpose or (h.purpose if h is not None else "")
             passages = f.passages
-            opening = openings.get((i, f.path))
+            opening = openings.get((at, f.path))
             if not passages and opening is not None:
                 heading, body, provenance, stage = opening
                 passages = (Passage(heading, body, opening_excerpt(body), provenance, stage),)
-            file = str(self.bases[i].snapshot.root / f.path)
+            file = str(self.bases[at].snapshot.root / f.path)
             out.append(evolve(f, title=title, purpose=purpose, passages=passages, file=file))
         return tuple(out)
 

@@ -1503,10 +1503,13 @@ class Store:
                 part = wanted[start : start + SQL_VARIABLES]
                 marks = ",".join("?" * len(part))
                 for path, heading, text, provenance, stage in self.conn.execute(
+                    # A file indexed with no chunk has the span (n, n - 1), whose `first`
+                    # is the next file's first chunk: the chunk must be the file's own.
                     "SELECT s.path, c.heading_path, c.text, f.provenance, f.stage "
                     "FROM chunk_spans s JOIN chunks c ON c.rowid = s.first "
+                    "AND c.base = s.base AND c.path = s.path "
                     "LEFT JOIN files f ON f.base = s.base AND f.path = s.path "
-                    f"WHERE s.base = ? AND s.path IN ({marks})",
+                    f"WHERE s.base = ? AND s.path IN ({marks}) AND s.last >= s.first",
                     (base, *part),
                 ):
                     out[str(path)] = (str(heading or ""), str(text or ""), provenance, stage)

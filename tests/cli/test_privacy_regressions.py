@@ -54,3 +54,27 @@ def test_adding_a_map_demotes_index_md_without_touching_it(tmp_path: Path) -> No
     (base / "MAP.md").unlink()  # INDEX.md becomes the map: no longer an entry
     out = run(["route", "router", str(base)]).stdout
     assert "1 entry" in out
+
+
+def test_a_note_with_no_chunk_is_never_served_the_next_files_text(tmp_path: Path) -> None:
+    """A note indexed with no chunk (a title and keys only) has the span (n, n - 1), whose
+    first rowid is the next file's chunk: found by its keys alone, it was handed a private
+    record's text as its opening passage (a Hypothesis draw found it)."""
+    import json
+
+    base = tmp_path / "ada"
+    (base / "knowledge").mkdir(parents=True)
+    (base / "records").mkdir()
+    (base / "agent.txt").write_text("name = Ada\n", encoding="utf-8")
+    (base / "MAP.md").write_text("# Ada\n", encoding="utf-8")
+    (base / "knowledge" / "zzz-lantern.md").write_text(
+        "# Lantern\n\n**Search for:** `lantern`\n", encoding="utf-8"
+    )
+    (base / "records" / "vault.md").write_text(
+        "# Vault\n\nthe vault code is quillfeather 4242\n", encoding="utf-8"
+    )
+    assert run(["index", str(base), "--all"]).code == 0
+    out = run(["route", "lantern", str(base), "--json"])
+    payload = json.loads(out.stdout)
+    assert [r["path"] for r in payload["results"]] == ["knowledge/zzz-lantern.md"]
+    assert "quillfeather" not in out.stdout and "4242" not in out.stdout
