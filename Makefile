@@ -3,13 +3,13 @@
 
 PYTHON ?= python
 
-.PHONY: test nightly stress fuzz bench scale sync-long
+.PHONY: test nightly stress fuzz properties bench scale sync-long mutate
 
 test:
 	$(PYTHON) -m pytest -q
 
 # Stress (concurrency, crash trials) and fuzz (Hypothesis) at nightly size.
-nightly: stress fuzz
+nightly: stress fuzz properties
 
 stress:
 	KB_STRESS=nightly $(PYTHON) -m pytest -q -p no:cacheprovider tests/stress
@@ -22,6 +22,11 @@ fuzz:
 sync-long:
 	KB_SYNC_LONG=1 $(PYTHON) -m pytest -q -s -p no:cacheprovider tests/sync/test_three_clones.py
 
+# The costly properties (privacy on every surface, the merges, the verdict) at ten times
+# their examples (tests/properties/strategies.py, PROPERTY_SCALE).
+properties:
+	KB_PROPERTY_SCALE=10 $(PYTHON) -m pytest -q -p no:cacheprovider tests/properties
+
 bench:
 	$(PYTHON) benchmarks/route.py --work /tmp/kbw
 
@@ -29,3 +34,8 @@ bench:
 scale:
 	$(PYTHON) benchmarks/scale.py --sizes 1000,10000,100000 --work /tmp/kbscale \
 		--json /tmp/kbscale/results.json
+
+# Mutation testing of every decision module against its own tests (tests/mutation/mutate.py;
+# docs/testing.md has the scores). CI runs the privacy and verdict modules; this runs all.
+mutate:
+	$(PYTHON) tests/mutation/mutate.py --work /tmp/kb-mutants --json /tmp/kb-mutants/scores.json

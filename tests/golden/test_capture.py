@@ -13,8 +13,6 @@ import json
 import time
 from pathlib import Path
 
-import pytest
-
 from kb.io import sessions
 from kb.pure.session import (
     Concluded,
@@ -258,7 +256,8 @@ PAYLOADS = [
 def test_capture_reads_the_payload_as_boot_does() -> None:
     """`kb capture` takes its session from the same payload `kb boot` reads (§8.2 step 1);
     boot parses it with its own module, so the two are held together here."""
-    bootinput = pytest.importorskip("kb.pure.bootinput")
+    from kb.pure import bootinput
+
     for payload in PAYLOADS:
         ours = read_envelope(payload)
         theirs = bootinput.read_request(payload, False)

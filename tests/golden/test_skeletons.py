@@ -22,7 +22,6 @@ from kb.pure.header import header_of
 from kb.pure.links import wikilinks
 from kb.pure.style import dash_findings
 from kb.shell.main import run
-from kb.shell.table import BY_NAME
 from tests.conftest import REPO, RunKb
 
 SKELETONS = REPO / "skeletons"
@@ -188,7 +187,6 @@ def test_fresh_fleet_is_served_without_all(fresh: Path, kb: RunKb) -> None:
     assert payload["results"][0]["path"] == "index.md"
 
 
-@pytest.mark.skipif("check" not in BY_NAME, reason="kb check is not in the command table yet")
 def test_fresh_agent_checks_clean(fresh: Path, kb: RunKb) -> None:
     out = kb(["check", str(fresh / "fleet" / "newton")])
     assert out.code == 0, out.stdout + out.stderr

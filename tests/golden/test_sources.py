@@ -21,6 +21,7 @@ import pytest
 
 from kb.io.sources import MINT_FAILED, Refused, add_source, next_key
 from kb.pure.sources import Draft, is_key, parse_record
+from tests import unprivileged
 from tests.conftest import REPO, RunKb, check_golden
 
 FIXTURE = REPO / "tests" / "fixtures" / "sources-fleet"
@@ -361,13 +362,16 @@ def test_sources_that_is_a_file_is_an_io_refusal(fleet: Path, kb: RunKb) -> None
     assert tree(fleet) == before
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through read-only folders")
-def test_read_only_base_is_an_io_refusal(fleet: Path, kb: RunKb) -> None:
+def test_read_only_base_is_an_io_refusal(tmp_path: Path, kb: RunKb) -> None:
+    """Root writes through a read-only folder: as root, the command runs as the unprivileged
+    user CI creates (KB_TEST_USER, tests/unprivileged.py), so the test runs everywhere CI
+    does; a root run without one skips, with that reason."""
+    fleet = unprivileged.shared_copy(FIXTURE, tmp_path)
     base = fleet / "gamma"
     base.chmod(0o555)
     try:
         before = tree(fleet)
-        out = kb(["source", "add", "gamma", *COMPLETE], cwd=fleet)
+        out = unprivileged.kb(["source", "add", "gamma", *COMPLETE], cwd=fleet)
         assert out.code == 1
         assert out.stderr.startswith("kb: gamma/sources: ") and out.stderr.count("\n") == 1
         assert tree(fleet) == before

@@ -515,3 +515,13 @@ def unreadable_count(report: str) -> int:
         if m:
             return int(m.group(1))
     return 0
+
+
+# How far the costly properties explore: 1 on a developer's run, 2 in CI (.ci/run), 10 for
+# the nightly run (`make properties`). Each property that pins its examples multiplies them.
+PROPERTY_SCALE = max(1, int(os.environ.get("KB_PROPERTY_SCALE", "1") or "1"))
+
+
+def examples(n: int) -> int:
+    """`n` examples at this run's scale."""
+    return n * PROPERTY_SCALE

@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -187,7 +186,8 @@ def test_no_secret_reaches_the_record(record: ho.Record, where: str) -> None:
 @PROPS
 @given(records(), st.integers(min_value=0, max_value=3000))
 def test_boot_reads_the_record_this_side_writes(record: ho.Record, budget: int) -> None:
-    continuity = pytest.importorskip("kb.pure.continuity")
+    from kb.pure import continuity
+
     theirs = continuity.parse_handoff(ho.render(record))
     assert theirs is not None
     assert (
@@ -222,7 +222,8 @@ WORD = st.text(max_size=20).filter(lambda w: "," not in w and flatten(w) != "")
 @PROPS
 @given(WORD, st.lists(WORD, max_size=4), WORD)
 def test_capture_reads_the_events_boot_writes(question: str, words: list[str], agent: str) -> None:
-    sessionlog = pytest.importorskip("kb.pure.sessionlog")
+    from kb.pure import sessionlog
+
     text = sessionlog.refused_line(question, words) + sessionlog.routed_line(agent)
     assert parse_events(text) == (
         Refused(flatten(question), tuple(flatten(w) for w in words)),

@@ -37,8 +37,9 @@ from kb.pure.merge import (
     merge_map,
     merge_misses,
 )
+from tests.properties.strategies import examples
 
-SETTINGS = settings(max_examples=200, deadline=None)
+SETTINGS = settings(max_examples=examples(200), deadline=None)
 
 # -- MAP.md ------------------------------------------------------------------------------
 
@@ -55,13 +56,15 @@ texts = st.lists(st.sampled_from(LINES), max_size=14).map(lambda ls: "\n".join(l
 @st.composite
 def edited(draw: st.DrawFn, base: str) -> str:
     """`base` after what writers do to a map: entries appended to a section, new sections,
-    lines deleted, prose changed (and, now and then, anything at all)."""
+    lines deleted, prose changed (and, now and then, anything at all). At least one edit: an
+    unchanged side short-circuits the merge before its section logic (issue 25 measured 59%
+    of the triples trivial with none required; `trivial_triples` covers that case)."""
     if draw(st.integers(0, 9)) == 0:
         return draw(texts)
     lines, ends = base.split("\n"), base.endswith("\n")
     if ends:
         lines = lines[:-1]
-    for _ in range(draw(st.integers(0, 4))):
+    for _ in range(draw(st.integers(1, 4))):
         op = draw(st.sampled_from(["entry", "section", "delete", "prose"]))
         if op == "entry":
             at = draw(st.integers(0, len(lines)))
@@ -73,15 +76,23 @@ def edited(draw: st.DrawFn, base: str) -> str:
             ends = True
         elif op == "delete" and lines:
             del lines[draw(st.integers(0, len(lines) - 1))]
+        elif op == "delete":  # nothing to delete: write an entry instead
+            lines.append(draw(st.sampled_from(ENTRIES)))
         elif op == "prose":
             lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(PROSE)))
     return "\n".join(lines) + ("\n" if ends and lines else "")
 
 
 @st.composite
-def triples(draw: st.DrawFn) -> tuple[str, str, str]:
+def any_triples(draw: st.DrawFn) -> tuple[str, str, str]:
     base = draw(texts)
     return base, draw(edited(base)), draw(edited(base))
+
+
+# Three different texts: a side equal to the base or to the other side is merged before the
+# section logic runs (`_trivial`), and the idempotence tests cover that case on their own.
+def triples() -> st.SearchStrategy[tuple[str, str, str]]:
+    return any_triples().filter(lambda t: len(set(t)) == 3)
 
 
 def _entries(text: str) -> set[str]:

@@ -59,6 +59,7 @@ from tests.properties.strategies import (
     FleetSpec,
     NoteSpec,
     add_private_note,
+    examples,
     expected_files,
     fleets,
     markers,
@@ -425,7 +426,7 @@ def _questions(world: World) -> list[str]:
 NO_SHRINK = [Phase.explicit, Phase.reuse, Phase.generate]
 PRIVACY = settings(
     phases=NO_SHRINK,
-    max_examples=12,
+    max_examples=examples(12),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -600,11 +601,7 @@ def test_no_surface_serves_the_private_layer_without_all(world: World) -> None:
         if world.private_sources:
             assert m not in _verb("sources", paths=paths)
             assert m in _cli(["sources", where, "--all"])
-        linked = {
-            f.base
-            for f in private
-            if f.bucket != "unreadable" and LINK_PREFIX not in f.rel
-        }
+        linked = {f.base for f in private if f.bucket != "unreadable" and LINK_PREFIX not in f.rel}
         for base in linked:
             note = world.anchor(base)
             got = _cli(["links", note, where, "--direction", "in", "--all"])
@@ -694,7 +691,7 @@ def _models(root: Path, tmp: str) -> Path:
 
 
 @settings(
-    max_examples=6,
+    max_examples=examples(6),
     deadline=None,
     phases=NO_SHRINK,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -40,8 +40,11 @@ from kb.pure.verdict import (
     Evidence,
     verdict_of,
 )
+from tests.properties.strategies import examples
 
-PURE = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PURE = settings(
+    max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 RANK = {"nothing": 0, "guess": 1, "hit": 2}
 
 rates = st.floats(min_value=0.001, max_value=0.999, allow_nan=False)
