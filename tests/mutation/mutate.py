@@ -39,7 +39,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "calibration": (
         "kb/pure/calibration.py",
-        ("tests/properties/test_verdict_properties.py",),
+        ("tests/unit/test_calibration.py", "tests/properties/test_verdict_properties.py"),
     ),
     "fusion": (
         "kb/pure/fusion.py",

@@ -542,3 +542,132 @@ def test_the_scales_fall_back_to_what_was_found() -> None:
 def test_an_excerpt_of_exactly_the_limit_is_not_marked_as_cut() -> None:
     words = " ".join(f"w{i}" for i in range(EXCERPT_WORDS))
     assert opening_excerpt(words) == words
+
+
+def test_a_longer_chunk_than_the_mean_scores_lower_for_the_same_counts() -> None:
+    stats = TextStats(10, 100, (("backup", 2),))  # mean chunk length 10
+    short = Candidate("ada", "a.md", 1, 0, "", "", ({}, {"backup": 1}, 5))
+    long = Candidate("ada", "b.md", 2, 0, "", "", ({}, {"backup": 1}, 20))
+    scored = score_chunks(["backup"], [long, short], stats, {})
+    assert [s.candidate.path for s in scored] == ["a.md", "b.md"]  # best first
+    w = term_weights(["backup"], stats)["backup"]
+    norm = K1 * (1 - B + B * 5 / 10)
+    assert scored[0].score == pytest.approx(w * 1 * (K1 + 1) / (1 + norm))
+    # no length statistics: no length normalisation
+    flat = score_chunks(["backup"], [long, short], TextStats(10, 0, (("backup", 2),)), {})
+    assert flat[0].score == pytest.approx(flat[1].score)
+    assert flat[0].score == pytest.approx(w * (K1 + 1) / (1 + K1))
+    # ties order by path, then base, then rowid
+    twins = [
+        Candidate("bruno", "a.md", 9, 0, "", "", ({}, {"backup": 1}, 5)),
+        Candidate("ada", "a.md", 8, 0, "", "", ({}, {"backup": 1}, 5)),
+        Candidate("ada", "a.md", 3, 0, "", "", ({}, {"backup": 1}, 5)),
+    ]
+    order = [
+        (s.candidate.base, s.candidate.rowid) for s in score_chunks(["backup"], twins, stats, {})
+    ]
+    assert order == [("ada", 3), ("ada", 8), ("bruno", 9)]
+
+
+def test_a_chunk_without_stored_counts_is_counted_from_its_text_and_heading() -> None:
+    stats = TextStats(10, 100, (("backup", 2),))
+    bare = Candidate("ada", "a.md", 1, 0, "Backup", "backup plan", None)
+    stored = Candidate("ada", "a.md", 1, 0, "", "", counts_of("Backup", "backup plan"))
+    [one] = score_chunks(["backup"], [bare], stats, {})
+    [two] = score_chunks(["backup"], [stored], stats, {})
+    assert one.score == pytest.approx(two.score)
+    assert (
+        one.score
+        > score_chunks(["backup"], [Candidate("ada", "a.md", 1, 0, "", "backup plan")], stats, {})[
+            0
+        ].score
+    )
+
+
+def test_a_page_is_normalised_by_its_length_against_the_mean_page() -> None:
+    from kb.pure.textrank import page_score
+
+    weights = {"backup": 2.0}
+    forms = {"backup": frozenset({"backup"})}
+    short, _ = page_score(({}, {"backup": 2}, 50), weights, forms, 100.0)
+    long, _ = page_score(({}, {"backup": 2}, 200), weights, forms, 100.0)
+    assert short > long
+    assert short == pytest.approx(2.0 * 2 * (K1 + 1) / (2 + K1 * (1 - B + B * 0.5)))
+    flat, held = page_score(({}, {"backup": 2}, 200), weights, forms, 0.0)
+    assert flat == pytest.approx(2.0 * 2 * (K1 + 1) / (2 + K1)) and held == {"backup"}
+
+
+def test_evidence_weights_of_an_empty_fleet_count_it_as_one_chunk() -> None:
+    weights = evidence_weights(["alpha"], TextStats(0, 0, ()))
+    assert weights["alpha"] == pytest.approx(math.log(2.0))
+
+
+def test_a_section_of_exactly_the_limit_is_one_window_and_the_windows_cover_the_body() -> None:
+    exact = "x" * MAX_CHARS
+    assert windows(exact) == [exact]
+    body = "y" * (MAX_CHARS + 1)
+    parts = windows(body)
+    assert len(parts) == 2 and parts[0] == "y" * MAX_CHARS
+    assert parts[1] == "y" * (OVERLAP_CHARS + 1)  # the cut overlaps by the overlap
+    assert "".join(p for p in parts)[0] == "y"
+
+
+def test_a_window_breaks_at_the_last_paragraph_break_past_a_third() -> None:
+    from kb.pure.chunking import MIN_BREAK_BYTES
+
+    first = "a" * (MIN_BREAK_BYTES + 10)
+    second = "b" * 200
+    third = "c" * (MAX_CHARS)
+    body = f"{first}\n\n{second}\n\n{third}"
+    parts = windows(body)
+    assert parts[0] == f"{first}\n\n{second}"  # the last break, not the first
+    # a break before the first third is not used: the window is cut hard
+    early = "d" * (MIN_BREAK_BYTES - 10)
+    hard = windows(f"{early}\n\n{'e' * (MAX_CHARS * 2)}")
+    assert len(hard[0]) == MAX_CHARS
+    # a break exactly at a third is not past it
+    at = "f" * MIN_BREAK_BYTES
+    cut = windows(f"{at}\n\n{'g' * (MAX_CHARS * 2)}")
+    assert len(cut[0]) == MAX_CHARS
+
+
+def test_the_next_window_starts_one_overlap_before_the_cut() -> None:
+    body = "".join(chr(ord("a") + i % 26) for i in range(MAX_CHARS * 2))
+    parts = windows(body)
+    assert parts[1].startswith(body[MAX_CHARS - OVERLAP_CHARS : MAX_CHARS - OVERLAP_CHARS + 20])
+    assert parts[0] == body[:MAX_CHARS]
+
+
+def test_headings_are_one_to_six_hashes_then_a_space() -> None:
+    text = "# T\n\nintro\n\n###### Six\n\nsix\n\n####### Seven\n\nseven\n\n#NoSpace\n\nafter\n"
+    paths = [(c.heading_path, c.text) for c in chunk(text)]
+    assert paths[0] == ("T", "intro")
+    assert paths[1][0] == "T > Six"
+    assert "####### Seven" in paths[1][1] and "#NoSpace" in paths[1][1]
+
+
+def test_fences_of_either_kind_hide_headings_and_keyword_lines() -> None:
+    text = (
+        "# T\n\n~~~\n# not a heading\nSearch for: inside a fence\n~~~\n\n"
+        "  ```python\n## also not\n  ```\n\nafter\n"
+    )
+    [only] = chunk(text)
+    assert only.heading_path == "T"
+    assert "# not a heading" in only.text and "## also not" in only.text
+    assert "after" in only.text
+
+
+def test_portuguese_keyword_lines_and_sections_are_left_out_too() -> None:
+    text = (
+        "# T\n\n**Buscar por:** `segredo`\n\ncorpo\n\n## Buscar por\n\n- oculto\n\n"
+        "## Depois\n\nfim\n"
+    )
+    joined = " ".join(c.text for c in chunk(text))
+    assert "segredo" not in joined and "oculto" not in joined
+    assert "corpo" in joined and "fim" in joined
+
+
+def test_front_matter_is_skipped_and_text_before_any_heading_is_kept() -> None:
+    text = "---\ntitle: x\n---\nloose line\n\n# T\n\nbody\n"
+    parts = [(c.heading_path, c.text) for c in chunk(text)]
+    assert parts == [("", "loose line"), ("T", "body")]

@@ -9,10 +9,14 @@ from hypothesis import strategies as st
 
 from kb.pure.manifest import (
     DEFAULT_PRIVATE_FOLDERS,
+    Manifest,
     PrivateLayer,
     fail_closed,
+    parse_aliases,
+    parse_manifest,
     private_entry,
     private_layer,
+    unmatched_private_message,
 )
 
 folder = st.sampled_from(["records", "notes", "notes/diary", "a/b/c", "projects", "x"])
@@ -91,3 +95,72 @@ def test_a_declared_folder_covers_exactly_the_paths_inside_it(declared: str, rel
     layer = PrivateLayer(whole=False, folders=(declared,))
     inside = rel == declared or rel.startswith(declared + "/")
     assert layer.covers(rel) == inside
+
+
+# -- the line syntax the layer is declared in -----------------------------------------------
+
+
+def test_a_manifest_line_is_key_equals_value_with_comments_anywhere() -> None:
+    text = (
+        "# a comment\n"
+        "name = Ada  # trailing comment\n"
+        "role = builds # the rest # is comment\n"
+        "url = a=b=c\n"
+        "empty =\n"
+        "not a declaration\n"
+        "  attach = ../one  \n"
+        "attach=../two\n"
+    )
+    m = parse_manifest(text)
+    assert m.pairs == (
+        ("name", "Ada"),
+        ("role", "builds"),
+        ("url", "a=b=c"),
+        ("attach", "../one"),
+        ("attach", "../two"),
+    )
+    assert m.first("name") == "Ada" and m.first("attach") == "../one"
+    assert m.first("missing") is None
+    assert m.every("attach") == ("../one", "../two") and m.every("missing") == ()
+    assert Manifest().first("name") is None
+
+
+def test_alias_lines_need_both_sides() -> None:
+    text = "k8s = kubernetes\n= orphan\nlonely =\n db = database # note\n"
+    assert parse_aliases(text) == (("k8s", "kubernetes"), ("db", "database"))
+
+
+def test_the_whole_base_and_folder_declarations_say_what_they_are() -> None:
+    whole = private_layer("private = .\n", "ada")
+    assert (whole.whole, whole.folders, whole.declared) == (True, (), True)
+    folders = private_layer("private = records\n", "ada")
+    assert (folders.whole, folders.declared) == (False, True)
+    person = private_layer(None, "person")
+    assert (person.whole, person.folders, person.declared) == (True, (), False)
+    default = private_layer(None, "ada")
+    assert (default.whole, default.folders) == (False, DEFAULT_PRIVATE_FOLDERS)
+
+
+def test_a_failed_closed_layer_is_still_the_declared_folders_plus_the_defaults() -> None:
+    layer = private_layer("private = Recrods, notes\n", "ada")
+    closed = fail_closed(layer, ("Recrods",))
+    assert (closed.whole, closed.folders, closed.declared) == (False, ("Recrods", "notes"), True)
+    assert set(closed.kept) == set(DEFAULT_PRIVATE_FOLDERS)
+
+
+def test_slashes_and_globs_around_an_entry_all_go() -> None:
+    assert private_entry("records/**/") == "records"
+    assert private_entry("records//**") == "records"
+    assert private_entry("  ./records/*  ") == "records"
+    assert private_entry("./") == "."
+
+
+def test_an_unmatched_declaration_is_named_with_what_stays_private() -> None:
+    assert unmatched_private_message("ada", ()) is None
+    message = unmatched_private_message("ada", ("Recrods", "secret"))
+    assert message == (
+        "ada/agent.txt: private `Recrods`, `secret` names no folder in this base, so "
+        "profile, projects, records stay private as well; write each private folder as the "
+        "base spells it, relative to the base (`records`, `notes/secret`), or `.` for the "
+        "whole base"
+    )
