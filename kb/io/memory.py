@@ -319,9 +319,7 @@ class Memory:
         out: list[str] = []
         fallen: dict[str, list[str]] = {}
         for b, store in zip(self.bases, self._stores, strict=True):
-            for problem in (b.snapshot.alias_problem, b.snapshot.private_problem):
-                if problem:
-                    out.append(problem)
+            out += b.snapshot.problems
             if store.fallback:
                 fallen.setdefault(store.fallback, []).append(b.snapshot.name)
         # One line per kind of fall-back, naming its bases: a read-only fleet says it once.
