@@ -30,12 +30,14 @@ import errno
 import os
 import stat
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from attrs import frozen
 
-from kb.io.walk import MAX_NOTE_BYTES, BaseSnapshot, too_large
-from kb.pure.manifest import PrivateLayer
+from kb.io.walk import MAX_NOTE_BYTES, BaseSnapshot, looks_like_a_base, too_large
+from kb.pure import reading
+from kb.pure.manifest import PrivateLayer, private_layer
 from kb.pure.reading import Held, Walked, refusal, relative_inside
 
 
@@ -48,6 +50,7 @@ class Read:
     mtime_ns: int
     dev: int
     ino: int
+    real: str = ""  # the descriptor's real path
 
     def text(self) -> str | None:
         """The bytes as UTF-8 text, or None when they are not."""
@@ -136,18 +139,19 @@ def read_file(
     try:
         st = os.fstat(fd)
         regular = stat.S_ISREG(st.st_mode)
-        real_rel = relative_inside(_fd_path(fd, path), real_root, os.sep) if regular else None
+        real = _fd_path(fd, path) if regular else ""
+        real_rel = relative_inside(real, real_root, os.sep) if regular else None
         held = Held(regular, st.st_dev, st.st_ino, st.st_nlink, real_rel)
         why = refusal(walked, held, layer, include_private, private_ids)
         if why is not None:
             changed = walked is None or (walked.dev, walked.ino) != (st.st_dev, st.st_ino)
             return Refused(why, raced=changed)
         if not content:
-            return Read(b"", st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino)
+            return Read(b"", st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino, real)
         data = _read_all(fd, st.st_size, limit)
         if data is None:
             return Refused(too_large(st.st_size))
-        return Read(data, st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino)
+        return Read(data, st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino, real)
     except OSError as e:
         return Refused(e.strerror or str(e))
     finally:
@@ -173,6 +177,70 @@ def read_note(snap: BaseSnapshot, rel: str, content: bool = True) -> Read | Refu
         walked,
         content,
     )
+
+
+def read_named(path: Path, limit: int = MAX_NOTE_BYTES) -> Read | Refused:
+    """A file a person named themselves (a line of blocks.txt read by `kb blocks`, a
+    document given to `kb ingest`), opened and read from one descriptor: only a regular
+    file, never hanging on a FIFO, never past `limit`. No privacy is judged here: the
+    caller asked for this very file (`private_source` says whether it is private)."""
+    try:
+        fd = os.open(path, _BASE_FLAGS)
+    except OSError as e:
+        return Refused(e.strerror or str(e), raced=e.errno == errno.ENOENT)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return Refused(reading.NOT_A_FILE)
+        data = _read_all(fd, st.st_size, limit)
+        if data is None:
+            return Refused(too_large(st.st_size))
+        return Read(data, st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino, _fd_path(fd, path))
+    except OSError as e:
+        return Refused(e.strerror or str(e))
+    finally:
+        os.close(fd)
+
+
+def private_owner(read: Read, bases: Sequence[BaseSnapshot]) -> str | None:
+    """The name of the base whose private layer holds the file `read` came from, judged on
+    that descriptor's real path and identity (a link to a record, a hard link to one, a
+    record reached through a renamed folder), or None when no base's private layer holds it.
+    Every open base is asked, and then every folder above the file that is a base of its own
+    (a record in a base this run did not open is still private)."""
+    for snap in bases:
+        rel = relative_inside(read.real, snap.real_root, os.sep)
+        if (rel is not None and snap.private.covers(rel)) or (
+            read.dev,
+            read.ino,
+        ) in snap.private_ids:
+            return snap.name
+    path = Path(read.real)
+    for folder in path.parents:
+        if not looks_like_a_base(folder):
+            continue
+        agent = read_named(folder / "agent.txt")
+        text = agent.text() if isinstance(agent, Read) else None
+        layer = private_layer(text, folder.name)
+        rel = relative_inside(read.real, str(folder), os.sep)
+        if rel is not None and layer.covers(rel):
+            return folder.name
+    return None
+
+
+# A refusal that means "not in the public scope" (private where it really is, a link the walk
+# never judged, outside the base), as against "not there" or "not readable": a listed file
+# refused for one of these is withheld, never named as missing.
+OUT_OF_SCOPE = frozenset(
+    {reading.PRIVATE_NOW, reading.PRIVATE_TWIN, reading.NEW_LINK, reading.OUTSIDE, BECAME_LINK}
+)
+
+
+def listed_rel(listed: str) -> str:
+    """A path as a person lists it (`./MAP.md`, `knowledge//x.md`) the way the walk names
+    the same file, so the walk's record of it is found; a path that climbs out is kept."""
+    rel = os.path.normpath(listed).replace(os.sep, "/")
+    return listed if rel.startswith("../") or rel == ".." or rel.startswith("/") else rel
 
 
 def note_text(snap: BaseSnapshot, rel: str) -> str | None:
