@@ -113,21 +113,40 @@ def index_report(
     """Index every base: (per-base lines, files walked, exempt files, unreachable paths,
     unreadable (path, reason)), what both renderings of the summary are made from."""
     roots = expand_roots(paths)
-    try:
-        snapshots = [discover(r, include_private) for r in roots]
-    except WalkError as e:
-        raise IndexFailure(str(e)) from e
+    snapshots: list[BaseSnapshot] = []
+    skipped: list[str] = []
+    for r in roots:
+        # Degrade, do not fail: a base that cannot be walked is skipped with one warning
+        # naming it, and the rest of the fleet is indexed (a single base given fails).
+        try:
+            snapshots.append(discover(r, include_private))
+        except WalkError as e:
+            if len(roots) == 1:
+                raise IndexFailure(str(e)) from e
+            skipped.append(f"{e}; this base was skipped and the rest indexed")
+    if not snapshots and skipped:
+        raise IndexFailure(skipped[0])
     if warnings is not None:
         warnings.extend(p for snap in snapshots for p in snap.problems)
+        warnings.extend(skipped)
     lines: list[BaseIndexLine] = []
     files = exempt = 0
     unreachable: list[str] = []
     unreadable: list[tuple[str, str]] = []
+    indexed: list[BaseSnapshot] = []
     for snap in snapshots:
         try:
             store = Store.open(snap.root)
         except StoreError as e:
-            raise IndexFailure(f"cannot open {e.path}: {e.reason}") from e
+            if len(snapshots) == 1:
+                raise IndexFailure(f"cannot open {e.path}: {e.reason}") from e
+            if warnings is not None:
+                warnings.append(
+                    f"cannot open {e.path}: {e.reason}; {snap.name} was not indexed and the "
+                    "rest was"
+                )
+            continue
+        indexed.append(snap)
         try:
             store.bulk_writes()
             scan = store.scan(snap)
@@ -156,7 +175,7 @@ def index_report(
                 len(base_unreachable),
             )
         )
-    _sweep(paths, [snap.root for snap in snapshots])
+    _sweep(paths, [snap.root for snap in indexed])
     return lines, files, exempt, unreachable, unreadable
 
 

@@ -494,6 +494,12 @@ class Store:
         return store
 
     @classmethod
+    def in_memory(cls, path: Path, why: str) -> Store:
+        """An empty index in memory standing in for the one at `path`, which cannot be
+        opened (`why`, named in the one-line warning every verb prints)."""
+        return cls._in_memory(path, why)
+
+    @classmethod
     def _in_memory(cls, path: Path, why: str) -> Store:
         conn = sqlite3.connect(":memory:", isolation_level=None)
         conn.executescript(SCHEMA)

@@ -27,6 +27,7 @@ from kb.pure.promotereport import unreachable_stderr
 from kb.shell.inputs import ConsolidateInput
 from kb.shell.outcome import Outcome
 from kb.shell.promotion import FleetEffects, models, no_promoter, no_reviewer
+from kb.shell.readverbs import open_warnings
 
 
 def _records(root: str) -> list[ho.Record]:
@@ -72,6 +73,7 @@ def consolidate(inp: ConsolidateInput) -> Outcome:
         memory = Memory.open([root])
     except OpenError as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
+    warnings = open_warnings(memory)
     promoter, reviewer = models(root)
     if promoter is None or reviewer is None:
         memory.close()
@@ -94,7 +96,7 @@ def consolidate(inp: ConsolidateInput) -> Outcome:
         return Outcome(stderr=f"kb: {e}\n", code=1)
     experiences = core.gather(_records(root), agent, _deposits(snap), inp.sessions)
     role, ends = snap.agent_manifest.first("role"), snap.agent_manifest.first("ends")
-    stderr = ""
+    stderr = warnings
     rejected: list[tuple[str, str]] = []
     decided: list[promoterun.Decided] = []
     generated = 0
