@@ -13,7 +13,9 @@ few seconds held 400 descriptors, and under `ulimit -n 256` the room could no lo
   request is in.
 - `connection_cap()`: at most this many connections are held; one past it is closed the
   moment it is accepted, so its descriptor is given back at once. It is held well under
-  the process's descriptor limit, leaving room for the index connections.
+  the process's descriptor limit, leaving room for the index connections, and the event
+  loop accepts only `accept_burst()` connections at a time, so a burst of clients cannot
+  take every descriptor before the cap sees them.
 """
 
 from __future__ import annotations
@@ -44,6 +46,14 @@ def connection_cap() -> int:
     if soft == resource.RLIM_INFINITY:
         return MAX_CONNECTIONS
     return max(MIN_CONNECTIONS, min(MAX_CONNECTIONS, (soft - RESERVED_FDS) // 2))
+
+
+def accept_burst(cap: int) -> int:
+    """How many connections the event loop accepts in one go (uvicorn's `backlog`, which is
+    also the listening queue): asyncio accepts that many before any reaches the protocol
+    that closes one past the cap, so a burst of clients holds at most about three bursts of
+    descriptors beyond the cap at any moment."""
+    return max(MIN_CONNECTIONS, cap // 4)
 
 
 def request_timeout() -> float:

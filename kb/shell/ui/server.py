@@ -298,7 +298,7 @@ def serve(paths: list[str], port: int, include_private: bool) -> int:
 def _serve(paths: list[str], port: int, include_private: bool) -> int:
     import uvicorn
 
-    from kb.shell.ui.guard import GuardedH11, connection_cap, request_timeout
+    from kb.shell.ui.guard import GuardedH11, accept_burst, connection_cap, request_timeout
 
     try:
         sock = bind_loopback(LOOPBACK, port)
@@ -334,6 +334,10 @@ def _serve(paths: list[str], port: int, include_private: bool) -> int:
         server_header=False,
         timeout_graceful_shutdown=2,
         timeout_keep_alive=5,
+        # asyncio accepts up to `backlog` connections at a time before any of them reaches the
+        # protocol (where one past the cap is closed): a small figure keeps a burst of
+        # clients from taking every descriptor first (kb.shell.ui.guard)
+        backlog=accept_burst(cap),
         # requests past the cap are closed at accept; this bounds the tasks behind them
         limit_concurrency=cap + 1,
         # a request line and headers arriving in pieces are held up to this much: the query
