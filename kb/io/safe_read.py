@@ -163,10 +163,10 @@ def read_note(snap: BaseSnapshot, rel: str, content: bool = True) -> Read | Refu
     every surface reads a note. `rel` need not be a file the walk found (a deposit's `.txt`,
     a file `blocks.txt` lists): then there is no walk to hold it to, and rules 2 to 5 of
     kb.pure.reading still apply."""
-    found = snap.by_rel.get(rel)
-    if found is not None and found.problem is not None:
-        return Refused(found.problem)
-    walked = Walked(found.dev, found.ino, found.linked) if found is not None else None
+    found = snap.found(rel)
+    if found is not None and found[3] is not None:
+        return Refused(found[3])
+    walked = Walked(found[0], found[1], found[2]) if found is not None else None
     return read_file(
         snap.root,
         snap.real_root,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import operator
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from attrs import field, frozen
@@ -41,12 +42,11 @@ class FileStat:
     # Why the file is not read (a refused name, BAD_NAME, or past MAX_NOTE_BYTES); None for
     # every ordinary file. Readers report it instead of opening the file.
     problem: str | None = None
-    # What the walk found under this name: the file's device and inode, and whether the
-    # name is a link (to a file inside the base). kb.io.safe_read holds the file it opens to
-    # them, so a name swapped for a link or for another file after the walk is seen.
-    dev: int = 0
-    ino: int = 0
-    linked: bool = False
+
+
+# (rel, size, mtime_ns, problem, the real path relative to the base root, dev, ino, nlink,
+# whether the name is a link)
+Raw = tuple[str, int, int, str | None, str, int, int, int, bool]
 
 
 @frozen
@@ -78,8 +78,22 @@ class BaseSnapshot:
     real_root: str = ""
     private_ids: frozenset[tuple[int, int]] = frozenset()
     include_private: bool = False  # walked with --all
-    # rel -> its FileStat, for the reader (not part of what the snapshot is)
-    by_rel: dict[str, FileStat] = field(factory=dict, eq=False, hash=False, repr=False)
+    # Everything the walk found, as `_walk` records it (see Raw): what kb.io.safe_read holds a
+    # file it opens to (`found`). Kept as walked rather than in each FileStat, and indexed by
+    # name only when a file is read: three more FileStat fields cost a 10,000-note walk
+    # 17 ms in attrs' __init__, and a question over an unchanged fleet reads no file.
+    walked: Sequence[Raw] = field(default=(), eq=False, hash=False, repr=False)
+    cache: dict[str, tuple[int, int, bool, str | None]] = field(
+        factory=dict, eq=False, hash=False, repr=False
+    )
+
+    def found(self, rel: str) -> tuple[int, int, bool, str | None] | None:
+        """What the walk found under `rel`: (device, inode, whether the name is a link to a
+        file inside the base, why it is not read or None); None when it found nothing."""
+        if not self.cache and self.walked:
+            for r in self.walked:
+                self.cache.setdefault(r[0], (r[5], r[6], r[8], r[3]))
+        return self.cache.get(rel)
 
     @property
     def private_problem(self) -> str | None:
@@ -225,9 +239,6 @@ def _inside(real: str, real_root: str) -> str | None:
 UNREAD_FOLDER = "{reason}; this folder was skipped and the rest of the base was read"
 
 
-# (rel, size, mtime_ns, problem, the real path relative to the base root, dev, ino, nlink,
-# whether the name is a link)
-Raw = tuple[str, int, int, str | None, str, int, int, int, bool]
 
 
 def _walk(
@@ -410,7 +421,7 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
     files: list[FileStat] = []
     private_ids: set[tuple[int, int]] = set()
     skipped = 0
-    for i, (rel, size, mtime, problem, real_rel, dev, ino, nlink, linked) in enumerate(raw):
+    for i, (rel, size, mtime, problem, real_rel, dev, ino, nlink, _) in enumerate(raw):
         if i and raw[i - 1][0] == rel:  # two refused names that render alike: one row
             continue
         private = (
@@ -424,13 +435,13 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
             if not include_private:
                 skipped += 1
                 continue
-        files.append(FileStat(rel, size, mtime, private, problem, dev, ino, linked))
+        files.append(FileStat(rel, size, mtime, private, problem))
     seen_tops = [top for top, hit in memo.items() if hit] if memo is not None else None
     lookalikes = layer.lookalikes(
         seen_tops if seen_tops is not None else [r[0] for r in raw] + [r[4] for r in raw if r[4]]
     )
-    rels = {f.rel for f in files}
-    map_rel = next((m for m in MAP_NAMES if m in rels), None)
+    in_scope = {f.rel for f in files if "/" not in f.rel}  # a map is at the top
+    map_rel = next((m for m in MAP_NAMES if m in in_scope), None)
     alias_text = read_text(root / "kb-aliases.txt")
     alias_problem = None
     if alias_text is None and (root / "kb-aliases.txt").exists():
@@ -456,5 +467,5 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
         real_root=real_root,
         private_ids=frozenset(private_ids),
         include_private=include_private,
-        by_rel={f.rel: f for f in files},
+        walked=raw,
     )

@@ -94,12 +94,13 @@ class PrivateLayer:
         tops = frozenset(skeleton(f) for f in folders)
         memo: dict[str, bool] = {}
 
-        def test(rel: str) -> bool:
+        def test(rel: str, memo: dict[str, bool] = memo) -> bool:
             top = rel.partition("/")[0]
-            hit = memo.get(top)
-            if hit is None:
+            try:
+                return memo[top]  # the common case: a segment seen before (no call made)
+            except KeyError:
                 hit = memo[top] = skeleton(top) in tops
-            return hit
+                return hit
 
         return test, memo
 
