@@ -179,13 +179,15 @@ def read_note(snap: BaseSnapshot, rel: str, content: bool = True) -> Read | Refu
     )
 
 
-def read_named(path: Path, limit: int = MAX_NOTE_BYTES) -> Read | Refused:
+def read_named(path: Path, limit: int = MAX_NOTE_BYTES, own: bool = False) -> Read | Refused:
     """A file a person named themselves (a line of blocks.txt read by `kb blocks`, a
     document given to `kb ingest`), opened and read from one descriptor: only a regular
     file, never hanging on a FIFO, never past `limit`. No privacy is judged here: the
-    caller asked for this very file (`private_source` says whether it is private)."""
+    caller asked for this very file (`private_owner` says whether it is private). With
+    `own` (a file kb writes itself: a session's events, its boot state) the name may not be
+    a link, since kb never makes one there."""
     try:
-        fd = os.open(path, _BASE_FLAGS)
+        fd = os.open(path, _BASE_FLAGS | (_NOFOLLOW if own else 0))
     except OSError as e:
         return Refused(e.strerror or str(e), raced=e.errno == errno.ENOENT)
     try:

@@ -32,6 +32,7 @@ from kb.pure.rejections import ascii_lower
 from kb.shell.inputs import IngestInput
 from kb.shell.outcome import Outcome
 from kb.shell.promotion import FleetEffects, deposit, models, say, unreachable_of
+from kb.shell.readverbs import open_warnings
 
 # A document is read whole into memory once (its text goes to the model in parts); 64 MiB is
 # far past any document worth distilling, and bounds what one `kb ingest` can be made to hold.
@@ -79,6 +80,12 @@ def _text_of(file: Path, read: Read, ext: str, root: str, timeout: float) -> str
 
 
 def ingest(inp: IngestInput, err: TextIO | None = None) -> Outcome:
+    said: list[str] = []  # what every verb that opens the bases warns about
+    out = _ingest(inp, err, said)
+    return Outcome(stdout=out.stdout, stderr="".join(said) + out.stderr, code=out.code)
+
+
+def _ingest(inp: IngestInput, err: TextIO | None, said: list[str]) -> Outcome:
     if inp.file is None or not inp.file.strip():
         return _fail(core.NO_FILE, code=2)
     file = Path(inp.file)
@@ -90,6 +97,7 @@ def ingest(inp: IngestInput, err: TextIO | None = None) -> Outcome:
         memory = Memory.open(paths, all=inp.all)
     except OpenError as e:
         return _fail(f"kb: {e}")
+    said.append(open_warnings(memory))
     stream = err if err is not None else sys.stderr
     with memory:
         promoter, reviewer = models(root)
