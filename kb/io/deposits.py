@@ -22,7 +22,7 @@ from pathlib import Path
 from attrs import frozen
 
 from kb.io.notewrite import create_new
-from kb.io.safe_read import Read, Refused, read_note
+from kb.io.safe_read import OUT_OF_SCOPE, Read, Refused, read_note
 from kb.io.walk import BaseSnapshot
 from kb.pure import ingest as rules
 from kb.pure.promote import is_deposit_name, is_walked_dir
@@ -60,13 +60,19 @@ def deposit_files(snap: BaseSnapshot) -> list[str]:
                 if e.is_dir(follow_symlinks=False):
                     if is_walked_dir(e.name):
                         pending.append((Path(e.path), child))
-                elif is_deposit_name(e.name) and isinstance(
-                    read_note(snap, child, content=False), Read
-                ):
+                elif is_deposit_name(e.name) and _offered(snap, child):
                     out.append(child)
             except OSError:
                 continue
     return sorted(out)
+
+
+def _offered(snap: BaseSnapshot, rel: str) -> bool:
+    """Whether a deposit is in the public scope (or the walk's --all scope). One refused for
+    another reason (no permission, gone since) is still offered, so the run names it as a
+    file it could not read rather than passing over it in silence."""
+    got = read_note(snap, rel, content=False)
+    return isinstance(got, Read) or got.reason not in OUT_OF_SCOPE
 
 
 @frozen

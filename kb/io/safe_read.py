@@ -36,6 +36,7 @@ from pathlib import Path
 from attrs import frozen
 
 from kb.io.walk import MAX_NOTE_BYTES, BaseSnapshot, looks_like_a_base, too_large
+from kb.io.walk import OUTSIDE as WALKED_OUTSIDE
 from kb.pure import reading
 from kb.pure.manifest import PrivateLayer, private_layer
 from kb.pure.reading import Held, Walked, refusal, relative_inside
@@ -234,7 +235,14 @@ def private_owner(read: Read, bases: Sequence[BaseSnapshot]) -> str | None:
 # never judged, outside the base), as against "not there" or "not readable": a listed file
 # refused for one of these is withheld, never named as missing.
 OUT_OF_SCOPE = frozenset(
-    {reading.PRIVATE_NOW, reading.PRIVATE_TWIN, reading.NEW_LINK, reading.OUTSIDE, BECAME_LINK}
+    {
+        reading.PRIVATE_NOW,
+        reading.PRIVATE_TWIN,
+        reading.NEW_LINK,
+        reading.OUTSIDE,
+        BECAME_LINK,
+        WALKED_OUTSIDE.format(what="a file"),  # the walk found a link out of the base
+    }
 )
 
 
