@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from kb.io.safe_read import Refused, read_note
 from kb.io.sources import load_records
-from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots, read_text
+from kb.io.walk import UNREAD_FOLDER, BaseSnapshot, WalkError, discover, expand_roots, read_text
 from kb.pure.checks import (
     KNOWLEDGE_DIRS,
     BaseFacts,
@@ -25,14 +26,13 @@ from kb.pure.links import CITE_OPEN, citations
 from kb.pure.sources import Record
 
 
-def _read(path: Path) -> str | tuple[None, str]:
-    """The file's text, or (None, why it could not be read)."""
-    try:
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        return (None, "not valid UTF-8")
-    except OSError as e:
-        return (None, e.strerror or str(e))
+def _read(snap: BaseSnapshot, rel: str) -> str | tuple[None, str]:
+    """The file's text (kb.io.safe_read), or (None, why it could not be read)."""
+    got = read_note(snap, rel)
+    if isinstance(got, Refused):
+        return (None, got.reason)
+    text = got.text()
+    return text if text is not None else (None, "not valid UTF-8")
 
 
 def _private_citations(root: Path, folders: tuple[str, ...]) -> frozenset[str]:
@@ -71,11 +71,12 @@ def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
     texts: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
     for f in snap.files:
-        got = (None, f.problem) if f.problem is not None else _read(snap.root / f.rel)
+        got = _read(snap, f.rel)
         if isinstance(got, str):
             texts.append((f.rel, got))
         else:
             skipped.append((f.rel, got[1]))
+    skipped += [(rel, UNREAD_FOLDER.format(reason=why)) for rel, why in snap.unread_folders]
     records: tuple[Record, ...] = ()
     broken: tuple[tuple[str, str], ...] = ()
     if not records_hidden(snap.private, include_private):
@@ -100,6 +101,7 @@ def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
         broken_records=broken,
         private_citations=_private_citations(snap.root, folders) if folders else frozenset(),
         private_unmatched=snap.private_unmatched,
+        private_lookalikes=snap.private_lookalikes,
     )
 
 

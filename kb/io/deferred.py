@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.io.atomic import write_atomic
-from kb.io.lockfile import LockBusy, lock_path, locked, read_or_empty
+from kb.io.lockfile import LockBusy, LockUnavailable, lock_path, locked, read_or_empty
 
 Record = dict[str, Any]
 # Applies records to the log's text, returning the new text.
@@ -76,8 +76,15 @@ def read_folded(path: Path, fold: Fold) -> str:
 
 def update(path: Path, record: Record, fold: Fold, wait_s: float) -> str | None:
     """Fold `record` (after any pending ones) into the log at `path`. None when the record
-    is in the log or safely deferred; else the one-line reason it could not be kept at all
-    (the disk refused both the log and the pending folder)."""
+    is in the log, or deferred because another writer held the lock; else the one-line
+    reason the log could not be written.
+
+    Deferring is for a busy lock, which the next writer resolves. A log that cannot be
+    written (a folder in its place, no permission, a read-only disk) is not busy: waiting
+    fixes nothing, so the reason is returned on every call, to be reported (`miss.error`,
+    one stderr line) rather than the record sitting in the pending folder with
+    `recorded: true` forever (issue 24, part 7). The record is still deferred when the
+    pending folder takes it, so it is folded in once the log can be written."""
     try:
         with locked(lock_path(path), wait_s):
             waiting = pending(path)
@@ -89,20 +96,26 @@ def update(path: Path, record: Record, fold: Fold, wait_s: float) -> str | None:
                 except FileNotFoundError:
                     pass
         return None
+    except LockUnavailable as e:
+        return _kept_aside(path, record, str(e))
     except LockBusy:
         pass
     except OSError as e:
-        error = f"could not write {path}: {e.strerror or e}"
-        try:
-            defer(path, record)
-        except OSError:
-            return error
-        return None
+        return _kept_aside(path, record, f"could not write {path}: {e.strerror or e}")
     try:
         defer(path, record)
     except OSError as e:
         return f"could not write {path} or defer to {pending_dir(path)}: {e.strerror or e}"
     return None
+
+
+def _kept_aside(path: Path, record: Record, error: str) -> str:
+    """The message for a log that cannot be written; the record is deferred when it can be."""
+    try:
+        defer(path, record)
+    except OSError:
+        return error
+    return f"{error}; the record was kept in {pending_dir(path)} until the log can be written"
 
 
 def fold_pending(path: Path, fold: Fold) -> int:

@@ -15,24 +15,28 @@ import contextlib
 import errno
 import os
 import shutil
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from attrs import frozen
 
 from kb.io.notewrite import create_new
+from kb.io.safe_read import OUT_OF_SCOPE, Read, Refused, read_note
+from kb.io.walk import BaseSnapshot
 from kb.pure import ingest as rules
-from kb.pure.manifest import PrivateLayer
 from kb.pure.promote import is_deposit_name, is_walked_dir
 
 
-def deposit_files(base: Path, private: PrivateLayer, include_private: bool) -> list[str]:
+def deposit_files(snap: BaseSnapshot) -> list[str]:
     """Paths relative to the base (`inbox/...`, `/`-separated) of every deposit, sorted.
-    Files in the base's private layer are left out unless `include_private`."""
+    Each is judged as kb.io.safe_read judges a note it opens, against the base's walk: a
+    deposit in the private layer (unless the walk was made with --all), a link, a hard link
+    to a private note, a link to a private folder or out of the base is not a deposit, as
+    `kb list` does not show it (issue 24, F4)."""
     out: list[str] = []
+    base = snap.root
     inbox = base / rules.INBOX
-    if not inbox.is_dir():
-        return out
     seen: set[tuple[int, int]] = set()
     # An explicit stack, not recursion: an inbox nested past Python's recursion limit is
     # still walked, not a RecursionError.
@@ -40,8 +44,10 @@ def deposit_files(base: Path, private: PrivateLayer, include_private: bool) -> l
     while pending:
         folder, rel = pending.pop()
         try:
-            st = folder.stat()
-            if (st.st_dev, st.st_ino) in seen:  # a symlink loop
+            st = folder.lstat()
+            if not stat.S_ISDIR(st.st_mode):  # a link to a folder is not walked
+                continue
+            if (st.st_dev, st.st_ino) in seen:
                 continue
             seen.add((st.st_dev, st.st_ino))
             with os.scandir(folder) as it:
@@ -51,18 +57,22 @@ def deposit_files(base: Path, private: PrivateLayer, include_private: bool) -> l
         for e in entries:
             child = f"{rel}/{e.name}"
             try:
-                if e.is_dir():
+                if e.is_dir(follow_symlinks=False):
                     if is_walked_dir(e.name):
                         pending.append((Path(e.path), child))
-                elif (
-                    e.is_file()
-                    and is_deposit_name(e.name)
-                    and (include_private or not private.covers(child))
-                ):
+                elif is_deposit_name(e.name) and _offered(snap, child):
                     out.append(child)
             except OSError:
                 continue
     return sorted(out)
+
+
+def _offered(snap: BaseSnapshot, rel: str) -> bool:
+    """Whether a deposit is in the public scope (or the walk's --all scope). One refused for
+    another reason (no permission, gone since) is still offered, so the run names it as a
+    file it could not read rather than passing over it in silence."""
+    got = read_note(snap, rel, content=False)
+    return isinstance(got, Read) or got.reason not in OUT_OF_SCOPE
 
 
 @frozen
@@ -70,15 +80,13 @@ class Unread:
     reason: str
 
 
-def read_text(path: Path) -> str | Unread:
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        return Unread(e.strerror or str(e))
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return Unread("not UTF-8 text")
+def read_deposit(snap: BaseSnapshot, rel: str) -> str | Unread:
+    """A deposit's text, read through kb.io.safe_read (judged again as it is read)."""
+    got = read_note(snap, rel)
+    if isinstance(got, Refused):
+        return Unread(got.reason)
+    text = got.text()
+    return text if text is not None else Unread("not UTF-8 text")
 
 
 # -- kb ingest: staging -----------------------------------------------------------------------
@@ -155,17 +163,34 @@ def _move_back(raw: Path, original: Path) -> None:
             shutil.move(str(raw), str(original))
 
 
-def stage(original: Path, given: str, base: Path, text: str, today: str, pid: int) -> Staged:
-    """Move the original under `inbox/raw/` and write its text as the deposit."""
+def stage(
+    original: Path,
+    given: str,
+    base: Path,
+    text: str,
+    today: str,
+    pid: int,
+    keep_original: bool = False,
+) -> Staged:
+    """Move the original under `inbox/raw/` and write its text as the deposit. With
+    `keep_original` (a private original, ingested with --all) nothing is moved or copied:
+    the original stays where it is, and the deposit names it as its raw document."""
     stem, ext = rules.split_name(original.name)
     slug = rules.document_slug(stem)
     inbox = base / rules.INBOX
     raw_dir = inbox / rules.RAW_DIR
-    try:
-        raw_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise StageError(f"cannot read or write {raw_dir}: {e.strerror or e}") from e
-    raw = _move(original, raw_dir, rules.free_names(f"{today}-{slug}", ext, pid))
+    if keep_original:
+        raw = original
+        try:
+            inbox.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StageError(f"cannot read or write {inbox}: {e.strerror or e}") from e
+    else:
+        try:
+            raw_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StageError(f"cannot read or write {raw_dir}: {e.strerror or e}") from e
+        raw = _move(original, raw_dir, rules.free_names(f"{today}-{slug}", ext, pid))
     body = rules.deposit_text(given, str(raw), text)
     for name in rules.free_names(f"{today}-{slug}", "txt", pid):
         deposit = inbox / name
@@ -175,9 +200,11 @@ def stage(original: Path, given: str, base: Path, text: str, today: str, pid: in
         except FileExistsError:
             continue
         except OSError as e:
-            _move_back(raw, original)
+            if not keep_original:
+                _move_back(raw, original)
             raise StageError(f"cannot read or write {deposit}: {e.strerror or e}") from e
-    _move_back(raw, original)
+    if not keep_original:
+        _move_back(raw, original)
     raise StageError(f"cannot read or write {inbox}: no free name left for the deposit")
 
 

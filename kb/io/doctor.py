@@ -331,6 +331,9 @@ def fleet_facts(given: str, include_private: bool) -> FleetFacts:
         memory = Memory.open([given], all=include_private)
     except OpenError as e:
         return FleetFacts(given, include_private, str(e))
+    from kb.io import misslog
+
+    log = misslog.log_path(given)
     with memory:
         return FleetFacts(
             given,
@@ -340,6 +343,9 @@ def fleet_facts(given: str, include_private: bool) -> FleetFacts:
             stale=len(memory.stale()),
             rebuilt=memory.index_was_rebuilt,
             warnings=tuple(memory.warnings()),
+            miss_log=str(log),
+            miss_log_problem=misslog.unwritable(log) or "",
+            miss_waiting=misslog.waiting(log),
         )
 
 

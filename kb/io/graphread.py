@@ -9,7 +9,7 @@ map, a README, a keyless note) declares none.
 from __future__ import annotations
 
 from kb.io.memory import Memory
-from kb.io.walk import read_text
+from kb.io.safe_read import note_text
 from kb.pure.graph import Graph, Note, build, fold_keys
 
 
@@ -22,7 +22,7 @@ def read_graph(memory: Memory) -> Graph:
         for h in b.headers:
             if h.bucket == "unreadable":
                 continue
-            text = read_text(snap.root / h.rel)
+            text = note_text(snap, h.rel)
             if text is None:
                 continue
             declared = fold_keys(keys.get((snap.name, h.rel), ()))

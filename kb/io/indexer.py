@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 from kb.io.atomic import crash_point, sweep_temps
 from kb.io.sources import source_rows, source_stamp
 from kb.io.store import (
-    FileHeader,
     HeaderScan,
     Store,
     StoreError,
@@ -45,14 +43,11 @@ SYNC_WAIT_S = 300.0
 
 
 def _sync(store: Store, snap: BaseSnapshot, scan: HeaderScan, include_private: bool) -> SyncReport:
-    """`store.sync`, retried while another writer holds the base's index. Full headers are
-    decoded only for the files it indexes again, and the source records are read only when
+    """`store.sync`, retried while another writer holds the base's index. The source records
+    are read only when
     their folder changed since they were written (their stamp is taken before they are
     read, so a record changed meanwhile is read again next time)."""
     deadline = time.monotonic() + SYNC_WAIT_S
-
-    def fronts(rels: Sequence[str]) -> dict[str, FileHeader]:
-        return store.headers_of(snap, scan, rels)
 
     def records() -> list[tuple[str, ...]]:
         return source_rows(snap.name, snap.root, snap.private, include_private)
@@ -61,7 +56,7 @@ def _sync(store: Store, snap: BaseSnapshot, scan: HeaderScan, include_private: b
 
     while True:
         try:
-            report = store.sync(snap, scan.lights, records, fronts, stamp)
+            report = store.sync(snap, scan.lights, records, stamp)
             # the words questions look their stems up in before scanning the vocabulary;
             # an index busy now keeps its old stamp, which no longer matches, and questions
             # scan as before until the next `kb index`
@@ -118,21 +113,40 @@ def index_report(
     """Index every base: (per-base lines, files walked, exempt files, unreachable paths,
     unreadable (path, reason)), what both renderings of the summary are made from."""
     roots = expand_roots(paths)
-    try:
-        snapshots = [discover(r, include_private) for r in roots]
-    except WalkError as e:
-        raise IndexFailure(str(e)) from e
+    snapshots: list[BaseSnapshot] = []
+    skipped: list[str] = []
+    for r in roots:
+        # Degrade, do not fail: a base that cannot be walked is skipped with one warning
+        # naming it, and the rest of the fleet is indexed (a single base given fails).
+        try:
+            snapshots.append(discover(r, include_private))
+        except WalkError as e:
+            if len(roots) == 1:
+                raise IndexFailure(str(e)) from e
+            skipped.append(f"{e}; this base was skipped and the rest indexed")
+    if not snapshots and skipped:
+        raise IndexFailure(skipped[0])
     if warnings is not None:
-        warnings.extend(p for snap in snapshots if (p := snap.private_problem))
+        warnings.extend(p for snap in snapshots for p in snap.problems)
+        warnings.extend(skipped)
     lines: list[BaseIndexLine] = []
     files = exempt = 0
     unreachable: list[str] = []
     unreadable: list[tuple[str, str]] = []
+    indexed: list[BaseSnapshot] = []
     for snap in snapshots:
         try:
             store = Store.open(snap.root)
         except StoreError as e:
-            raise IndexFailure(f"cannot open {e.path}: {e.reason}") from e
+            if len(snapshots) == 1:
+                raise IndexFailure(f"cannot open {e.path}: {e.reason}") from e
+            if warnings is not None:
+                warnings.append(
+                    f"cannot open {e.path}: {e.reason}; {snap.name} was not indexed and the "
+                    "rest was"
+                )
+            continue
+        indexed.append(snap)
         try:
             store.bulk_writes()
             scan = store.scan(snap)
@@ -161,7 +175,7 @@ def index_report(
                 len(base_unreachable),
             )
         )
-    _sweep(paths, [snap.root for snap in snapshots])
+    _sweep(paths, [snap.root for snap in indexed])
     return lines, files, exempt, unreachable, unreadable
 
 

@@ -46,18 +46,30 @@ def _index_stat(root: Path) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def _stamp(snapshots: tuple[BaseSnapshot, ...]) -> Stamp:
-    return tuple((snap, _index_stat(snap.root)) for snap in snapshots)
+def _stamp(snapshots: tuple[BaseSnapshot, ...], skipped: tuple[str, ...]) -> Stamp:
+    return (*((snap, _index_stat(snap.root)) for snap in snapshots), *skipped)
 
 
 def stamp_of(memory: Memory) -> Stamp:
-    """What `memory` was built from, as a walk today would see it unchanged."""
-    return _stamp(tuple(b.snapshot for b in memory.bases))
+    """What `memory` was built from, as a walk today would see it unchanged: each base's
+    walk and index stat, and why each base that could not be walked was skipped."""
+    return _stamp(tuple(b.snapshot for b in memory.bases), tuple(memory.skipped))
 
 
 def stamp_on_disk(opened: tuple[str, ...], include_private: bool) -> Stamp:
-    """The same, read from the disk now (raises WalkError)."""
-    return _stamp(tuple(discover(g, include_private) for g in expand_roots(list(opened))))
+    """The same, read from the disk now. A base that cannot be walked is in it by its error,
+    as Memory.open skips it (raises WalkError only when the one base given cannot be)."""
+    roots = expand_roots(list(opened))
+    walked: list[BaseSnapshot] = []
+    skipped: list[str] = []
+    for g in roots:
+        try:
+            walked.append(discover(g, include_private))
+        except WalkError as e:
+            if len(roots) == 1:
+                raise
+            skipped.append(str(e))
+    return _stamp(tuple(walked), tuple(skipped))
 
 
 class LiveMemory:
@@ -74,8 +86,13 @@ class LiveMemory:
         memory: Memory,
         clock: Callable[[], float] = time.monotonic,
         watch: bool = False,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         self.memory = memory
+        # Told each warning line a re-open brings that the open before did not have (a
+        # private folder renamed to a look-alike, a folder that became unreadable): a
+        # served fleet warns as every verb that opens the base does.
+        self._warn = warn
         self._clock = clock
         self._stamp = stamp_of(memory)
         self._next_check = 0.0
@@ -126,9 +143,14 @@ class LiveMemory:
             if seen != self._stamp:
                 fresh = Memory.open(self.memory.opened, all=self.include_private)
                 old, self.memory = self.memory, fresh
+                before = set(old.warnings())
                 old.close()
                 self._stamp = stamp_of(fresh)
                 self.reopened += 1
+                if self._warn is not None:
+                    for line in fresh.warnings():
+                        if line not in before:
+                            self._warn(line)
         except (WalkError, OpenError, OSError):
             pass  # half-way through a change: keep answering from the last good open
 

@@ -40,6 +40,11 @@ class LockBusy(Exception):
     """The lock could not be taken in time (or at all); the message says which."""
 
 
+class LockUnavailable(LockBusy):
+    """The lock file cannot be created at all (no permission, a read-only disk): no wait
+    would help, so a caller reports it rather than waiting for a turn."""
+
+
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
 
     def _flock(fd: int, wait: bool) -> bool | None:
@@ -127,7 +132,7 @@ def take_lock(
             time.sleep(LOCK_POLL_S)
             continue
         except OSError as e:
-            raise LockBusy(f"could not take {lock}: {e.strerror or e}") from e
+            raise LockUnavailable(f"could not take {lock}: {e.strerror or e}") from e
         # Blocking: a waiter probing this fresh lock lets go of it at once.
         _flock(fd, wait=True)
         if _names(lock, fd):

@@ -30,6 +30,7 @@ from kb.io.store import (
     LightHeader,
     Store,
     StoreError,
+    db_path,
     match_expression,
     token_sets_of,
 )
@@ -225,6 +226,8 @@ class Memory:
         self._postings = all(b.scan.saved for b in self.bases)
         self._calibration: Calibration | None = None
         self._lock = _thread.RLock()
+        # Why each base that could not be walked at all was skipped (`open` fills it).
+        self.skipped: list[str] = []
 
     @functools.cached_property
     def entries(self) -> tuple[Entry, ...]:
@@ -311,20 +314,41 @@ class Memory:
             opened = [os.fspath(p) for p in paths] or ["."]
         bases: list[OpenBase] = []
         stores: list[Store] = []
+        skipped: list[str] = []
         rebuilt = False
+        roots = expand_roots(opened)
         try:
-            for given in expand_roots(opened):
-                snap = discover(given, include_private=all)
-                store = Store.open(snap.root, read_only_fallback=True)
+            for given in roots:
+                # Degrade, do not fail: a base that cannot be walked is skipped with one
+                # warning naming it, and an index that cannot be opened is replaced by one in
+                # memory (the notes' headers, no text), so the rest of the fleet answers.
+                try:
+                    snap = discover(given, include_private=all)
+                except WalkError as e:
+                    if len(roots) == 1:
+                        raise
+                    skipped.append(str(e))
+                    continue
+                try:
+                    store = Store.open(snap.root, read_only_fallback=True)
+                except StoreError as e:
+                    store = Store.in_memory(
+                        e.path or db_path(snap.root),
+                        f"cannot open the index {e.path or db_path(snap.root)} ({e.reason})",
+                    )
                 stores.append(store)
                 bases.append(OpenBase(snap, store.scan(snap), store))
                 rebuilt = rebuilt or store.rebuilt
+            if not bases and skipped:
+                raise WalkError(skipped[0])
         except (WalkError, StoreError) as e:
             for s in stores:
                 s.close()
             raise OpenError(str(e)) from e
         scope = Scope.ALL if all else Scope.PUBLIC
-        return cls(opened, scope, bases, stores, rebuilt, extra_aliases)
+        memory = cls(opened, scope, bases, stores, rebuilt, extra_aliases)
+        memory.skipped = skipped
+        return memory
 
     def close(self) -> None:
         for s in self._stores:
@@ -345,14 +369,12 @@ class Memory:
         out: list[str] = []
         fallen: dict[str, list[str]] = {}
         for b, store in zip(self.bases, self._stores, strict=True):
-            for problem in (b.snapshot.alias_problem, b.snapshot.private_problem):
-                if problem:
-                    out.append(problem)
+            out += b.snapshot.problems
             if store.fallback:
                 fallen.setdefault(store.fallback, []).append(b.snapshot.name)
         # One line per kind of fall-back, naming its bases: a read-only fleet says it once.
         out += [f"{', '.join(names)}: {why}" for why, names in fallen.items()]
-        return out
+        return out + [f"{e}; this base was skipped and the rest answered" for e in self.skipped]
 
     @property
     def include_private(self) -> bool:

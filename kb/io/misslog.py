@@ -47,6 +47,47 @@ def _fold(text: str, records: Sequence[deferred.Record]) -> str:
     return misslog.render(misses)
 
 
+def unwritable(path: Path) -> str | None:
+    """Why the log at `path` can never be written as it stands (a folder in its place, a
+    file or a folder kb may not read or write, a read-only disk), or None when it can: what
+    `kb doctor` checks. It writes and removes one probe file beside the log."""
+    import stat
+
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        return f"cannot look at it: {e.strerror or e}"
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            return "a folder is in its place"
+        if not stat.S_ISREG(st.st_mode):
+            return "it is not a regular file"
+        try:
+            os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+        except OSError as e:
+            return f"it cannot be read: {e.strerror or e}"
+    folder = path.parent
+    probe = folder / f".{path.name}.probe-{os.getpid()}"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except FileExistsError:
+        pass
+    except OSError as e:
+        return f"its folder {folder} cannot be written: {e.strerror or e}"
+    try:
+        probe.unlink()
+    except OSError:
+        pass
+    return None
+
+
+def waiting(path: Path) -> int:
+    """How many records wait in the log's pending folder to be folded in."""
+    return len(deferred.pending(path))
+
+
 def load(path: Path) -> list[misslog.Miss]:
     """The log in priority order, deferred questions included; an absent log is empty, not
     an error."""

@@ -39,8 +39,8 @@ class Declined:
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
 
-    def _try_flock(fd: int) -> bool:
-        return True
+    def _try_flock(fd: int) -> bool | None:
+        return None  # no advisory lock: only the age can tell
 
     def _flock(fd: int) -> None:
         return None
@@ -48,16 +48,33 @@ if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
 else:
     import fcntl
 
-    def _try_flock(fd: int) -> bool:
+    def _try_flock(fd: int) -> bool | None:
+        """True when the flock is ours, False when a holder keeps it, None when the file
+        system refuses flock (then only the age can tell)."""
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return False
+        except OSError:
+            return None
         return True
 
     def _flock(fd: int) -> None:
         # Blocking: someone checking the new marker holds its flock for microseconds.
         fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this pid exists on this machine (one we may not signal does)."""
+    if pid <= 0:
+        return True  # not a pid that names one process: assume the holder lives
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def lock_path(root: str) -> Path:
@@ -82,9 +99,11 @@ def take(root: str, pid: int) -> Held | Declined:
 
 def _hold(path: Path, fd: int, pid: int, took_over: str | None) -> Held | Declined:
     try:
+        # The flock first, then the pid: a marker that names a pid had its flock taken, so a
+        # free flock on it means its holder is gone (`_existing`).
+        _flock(fd)
         os.write(fd, rules.marker_text(pid).encode("utf-8"))
         os.fsync(fd)
-        _flock(fd)
         st = os.fstat(fd)
     except OSError as e:
         with contextlib.suppress(OSError):
@@ -110,16 +129,19 @@ def _existing(path: Path, pid: int) -> Held | Declined | None:
             else rules.could_not_write(str(path), e.strerror or str(e))
         )
     try:
-        if not _try_flock(fd):
+        flocked = _try_flock(fd)
+        if flocked is False:
             return Declined(rules.busy(str(path), _age(path)))
         st = os.fstat(fd)
         age = max(0.0, time.time() - st.st_mtime)
-        if not rules.is_stale(age):
-            return Declined(rules.busy(str(path), age))
         try:
             content = os.read(fd, 4096).decode("utf-8", "replace")
         except OSError:
             content = ""
+        named = rules.holder_pid(content)
+        dead = flocked is True and named is not None and named != pid and not _alive(named)
+        if not dead and not rules.is_stale(age):
+            return Declined(rules.busy(str(path), age))
         try:
             now = os.stat(path)
             if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
@@ -130,7 +152,8 @@ def _existing(path: Path, pid: int) -> Held | Declined | None:
             return None
         except OSError as e:
             return Declined(rules.retake_failed(str(path), e.strerror or str(e)))
-        return _hold(path, new, pid, rules.took_over(age, content))
+        said = rules.took_over_dead(content) if dead else rules.took_over(age, content)
+        return _hold(path, new, pid, said)
     finally:
         os.close(fd)  # drops our flock on the old marker
 

@@ -21,15 +21,15 @@ from pathlib import Path
 
 from attrs import frozen
 
+from kb.io.blockfiles import BLOCKS_NAME, BlocksUnreadable, load_counted
 from kb.io.checker import read_base
 from kb.io.memory import OpenBase
+from kb.io.safe_read import Read, read_note
 from kb.io.walk import BaseSnapshot, fleet_manifest, read_text
-from kb.pure.blocks import BlockFile, measure, parse_blocks
 from kb.pure.checks import BaseFacts
 from kb.pure.session import SESSIONS_DIR, safe_session
 from kb.pure.uiapi import BlocksFacts
 
-BLOCKS_NAME = "blocks.txt"
 CHAT_ENV = "KB_UI_CHAT"
 CHAT_KEY = "chat"
 
@@ -38,6 +38,7 @@ CHAT_KEY = "chat"
 class ServedFile:
     path: Path
     private: bool
+    rel: str = ""
 
 
 @frozen
@@ -45,6 +46,7 @@ class ServedBase:
     name: str
     root: Path
     files: dict[str, ServedFile]
+    snapshot: BaseSnapshot | None = None
 
 
 def _inside(path: Path, root_real: Path) -> bool:
@@ -67,66 +69,38 @@ def served_table(bases: Sequence[OpenBase]) -> dict[str, ServedBase]:
         except (OSError, RuntimeError):
             continue
         files = {
-            f.rel: ServedFile(snap.root / f.rel, f.private)
+            f.rel: ServedFile(snap.root / f.rel, f.private, f.rel)
             for f in snap.files
             if f.problem is None and _inside(snap.root / f.rel, root_real)
         }
-        table[key] = ServedBase(snap.name, root_real, files)
+        table[key] = ServedBase(snap.name, root_real, files, snap)
     return table
 
 
 def read_served(served: ServedBase, file: ServedFile) -> str | None:
-    """The file's text now (an edit shows without a reload), or None when it is gone or has
-    been replaced by a link that leads out of the base since the table was made."""
-    if not _inside(file.path, served.root):
+    """The file's text now (an edit shows without a reload), read through kb.io.safe_read
+    and judged against the walk the table was made from: None when it is gone, or has been
+    replaced since by a link, a hard link to a private note, a file in a renamed private
+    folder, or anything else that is not the public note the walk found (issue 24, F5)."""
+    if served.snapshot is None:
         return None
-    try:
-        return file.path.read_bytes().decode("utf-8", "replace")
-    except OSError:
-        return None
+    got = read_note(served.snapshot, file.rel)
+    return got.data.decode("utf-8", "replace") if isinstance(got, Read) else None
 
 
 def read_facts(bases: Sequence[OpenBase], include_private: bool) -> list[BaseFacts]:
     return [read_base(b.snapshot, include_private) for b in bases]
 
 
-def _withheld(snap: BaseSnapshot, listed: str, root_real: Path) -> bool:
-    """Without --all: a listed file in the private layer or outside the base is not read."""
-    try:
-        real = (snap.root / listed).resolve()
-    except (OSError, RuntimeError):
-        return True
-    if not real.is_relative_to(root_real):
-        return True
-    rel = real.relative_to(root_real).as_posix()
-    return snap.private.covers(rel)
-
-
 def read_blocks(snap: BaseSnapshot, include_private: bool) -> BlocksFacts | None:
     """The base's measured blocks, or None when it has no blocks.txt."""
-    path = snap.root / BLOCKS_NAME
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+        counted = load_counted(snap.root, None if include_private else snap)
+    except BlocksUnreadable as e:
+        return BlocksFacts(snap.name, (), 0, f"cannot read {BLOCKS_NAME}: {e}")
+    if counted is None:
         return None
-    except OSError as e:
-        return BlocksFacts(snap.name, (), 0, f"cannot read {BLOCKS_NAME}: {e.strerror or e}")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return BlocksFacts(snap.name, (), 0, f"{BLOCKS_NAME} is not UTF-8 text (byte {e.start})")
-    root_real = snap.root.resolve()
-    withheld = 0
-    blocks = []
-    for spec in parse_blocks(text):
-        files: list[BlockFile] = []
-        for listed in spec.paths:
-            if not include_private and _withheld(snap, listed, root_real):
-                withheld += 1
-                continue
-            files.append(BlockFile(listed, read_text(snap.root / listed)))
-        blocks.append(measure(spec, files))
-    return BlocksFacts(snap.name, tuple(blocks), withheld)
+    return BlocksFacts(snap.name, *counted)
 
 
 def chat_command(first_root: str) -> str | None:

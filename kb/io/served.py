@@ -9,10 +9,10 @@ longer be read as UTF-8 (deleted or changed since the walk) is left out.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from kb.io.memory import Memory
-from kb.io.walk import read_text
+from kb.io.safe_read import note_text
+from kb.io.walk import BaseSnapshot
 from kb.pure.context import Served
 from kb.pure.frontmatter import parse
 from kb.pure.fusion import Found
@@ -21,18 +21,19 @@ from kb.pure.listing import Facets, Row
 from kb.pure.where import Condition, holds_all, needs_front_matter, sort_rows
 
 
-def _roots(memory: Memory) -> dict[tuple[str, str], Path]:
-    """(base name, path) → the root of the first open base holding that file in scope."""
-    roots: dict[tuple[str, str], Path] = {}
+def _roots(memory: Memory) -> dict[tuple[str, str], BaseSnapshot]:
+    """(base name, path) → the walk of the first open base holding that file in scope."""
+    roots: dict[tuple[str, str], BaseSnapshot] = {}
     for b in memory.bases:
         for h in b.headers:
-            roots.setdefault((b.snapshot.name, h.rel), b.snapshot.root)
+            roots.setdefault((b.snapshot.name, h.rel), b.snapshot)
     return roots
 
 
-def _text(roots: dict[tuple[str, str], Path], base: str, path: str) -> str | None:
-    root = roots.get((base, path))
-    return read_text(root / path) if root is not None else None
+def _text(roots: dict[tuple[str, str], BaseSnapshot], base: str, path: str) -> str | None:
+    """The file's text, read through kb.io.safe_read against the walk that found it."""
+    snap = roots.get((base, path))
+    return note_text(snap, path) if snap is not None else None
 
 
 def served(memory: Memory, found: Sequence[Found]) -> list[Served]:

@@ -30,6 +30,7 @@ from typing import Any
 from attrs import frozen
 
 from kb.io.atomic import crash_point
+from kb.io.safe_read import Read, Refused, read_note
 from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.calibration import Calibration, everyday_words, title_sample, title_words_known
 from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_norms, token_sets
@@ -41,7 +42,12 @@ from kb.pure.textrank import Counts, PageWords, TextStats, page_counts, page_wor
 from kb.pure.tokens import question_terms, stem, words
 
 # Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 13
+HEADER_CACHE_VERSION = 14
+# Before this version a note was read by path, so a note swapped for a link into the private
+# layer while kb read it could leave private text in the text index under the public
+# note's hash (issue 24, F6): an index stamped older has every file's hash cleared, so the
+# next `kb index` reads every note again through kb.io.safe_read.
+JUDGED_READS_VERSION = 14
 BUSY_TIMEOUT_MS = 5000
 CACHE_WRITE_BUSY_MS = 50  # the header cache is saved only if the write lock is free now
 # How long a first open waits for another process to finish creating the tables: that work
@@ -300,6 +306,9 @@ class FileHeader:
     # the note has words to be found by, so it is an entry outside the exempt folders.
     derived: bool = False
     derivable: bool = False
+    # Unreadable because the file changed under kb since the walk (kb.io.safe_read.Refused):
+    # a moment, never saved to the cache.
+    raced: bool = False
 
 
 @frozen
@@ -491,6 +500,12 @@ class Store:
         return store
 
     @classmethod
+    def in_memory(cls, path: Path, why: str) -> Store:
+        """An empty index in memory standing in for the one at `path`, which cannot be
+        opened (`why`, named in the one-line warning every verb prints)."""
+        return cls._in_memory(path, why)
+
+    @classmethod
     def _in_memory(cls, path: Path, why: str) -> Store:
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         conn.executescript(SCHEMA)
@@ -524,12 +539,16 @@ class Store:
                     raise
                 continue
             try:
-                if conn.execute("PRAGMA user_version").fetchone()[0] == HEADER_CACHE_VERSION:
+                stamped = conn.execute("PRAGMA user_version").fetchone()[0]
+                if stamped == HEADER_CACHE_VERSION:
                     conn.execute("COMMIT")
                     return False
                 for statement in _statements(SCHEMA):
                     conn.execute(statement)
                 rebuilt = cls._migrate(conn)
+                if stamped < JUDGED_READS_VERSION:
+                    # every file is indexed again by the next `kb index`, read as it is now
+                    conn.execute("UPDATE files SET hash = ''")
                 # The cache is derived: a new shape is simply rebuilt on this open.
                 for table in HEADER_TABLES:
                     conn.execute(f"DROP TABLE IF EXISTS {table}")
@@ -606,8 +625,11 @@ class Store:
             note = header.purpose if header.bucket == "unreadable" else ""
             lights.append(LightHeader(f.rel, f.private, header.bucket, header.hash, note))
             fresh.append((f, header))
-        saved = self._save_headers(fresh) if fresh else True
-        if saved:
+        # A file refused because it changed under kb since the walk is not remembered: the
+        # next open reads it again (a note restored after a swap must not stay unreadable).
+        remembered = [(f, h) for f, h in fresh if not h.raced]
+        saved = self._save_headers(remembered) if remembered else True
+        if saved and len(remembered) == len(fresh):
             self._keep_lights(digest, lights)
         # Postings answer for this open only when every file read again was saved with its
         # rows (a busy or read-only index keeps old rows: the caller then scores in memory).
@@ -892,13 +914,12 @@ class Store:
         headers: Sequence[FileHeader | LightHeader],
         sources: Iterable[tuple[str | None, ...]]
         | Callable[[], Iterable[tuple[str | None, ...]]] = (),
-        fronts: Callable[[Sequence[str]], dict[str, FileHeader]] | None = None,
         sources_stamp: str | None = None,
     ) -> SyncReport:
-        """Bring the base's text index in line with `headers`, in one transaction. A light
-        header (the stat pass's) carries no front matter: `fronts` gives the full headers of
-        the files that must be indexed again, asked only for those (a warm re-index of an
-        unchanged fleet then decodes no header at all). `sources` are the base's `sources`
+        """Bring the base's text index in line with `headers`, in one transaction. Each file
+        indexed again is read once, through kb.io.safe_read, and its chunks, hash and front
+        matter all come from those bytes (a warm re-index of an unchanged fleet decodes no
+        header and reads no file). `sources` are the base's `sources`
         rows, or how to read them: then they are read only when `sources_stamp` differs
         from the one the base's rows were written with (checked inside the transaction), and
         written with it."""
@@ -945,16 +966,21 @@ class Store:
                         )
                     continue
                 stale.append(h)
-            light = [h.rel for h in stale if isinstance(h, LightHeader)]
-            full = fronts(light) if fronts is not None and light else {}
             # Read inside the write transaction, so no other indexer can take these rowids.
             next_rowid = self._max_rowid() + 1
             batch = _ChunkBatch(self.conn, base.name)
             for h in stale:
-                front = h.front if isinstance(h, FileHeader) else full[h.rel].front
-                text = _read(base.root / h.rel)
-                if text is None:
+                # The text, its hash and its front matter all come from one descriptor,
+                # judged when it was opened (kb.io.safe_read): what is indexed for a path is
+                # exactly what was judged public, and the hash stored is that text's, so a
+                # note swapped while it was read can never leave another file's text under
+                # its own hash (issue 24, F6).
+                got = read_note(base, h.rel)
+                text = got.text() if isinstance(got, Read) else None
+                if text is None or not isinstance(got, Read):
                     continue
+                digest = content_hash(got.data)
+                front = front_matter(text)
                 if h.rel in known:
                     # Only a file the index already holds can have chunks to drop (deleting
                     # for every new file made a cold index quadratic: 61 s -> 15 s at
@@ -962,7 +988,7 @@ class Store:
                     self._drop_chunks(base.name, h.rel)
                 pieces = chunk(text)
                 # Explicit rowids, so each file's chunks are one known contiguous range.
-                batch.add(h.rel, h.hash, front, h.private, next_rowid, pieces)
+                batch.add(h.rel, digest, front, h.private, next_rowid, pieces)
                 next_rowid += len(pieces)
                 reindexed += 1
                 chunks_written += len(pieces)
@@ -1785,25 +1811,20 @@ def _decode(
         return None
 
 
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def read_header(
-    base: BaseSnapshot, f: FileStat, reader: Callable[[Path], bytes] | None = None
-) -> FileHeader:
+def read_header(base: BaseSnapshot, f: FileStat) -> FileHeader:
+    """The file's header, read through kb.io.safe_read: a file refused there (a link, a
+    swapped file, a private one under a public name) is unreadable, with the reason."""
     if f.problem is not None:  # a name the walk refused (kb.io.walk.BAD_NAME)
         return FileHeader(f.rel, f.private, "unreadable", "", "", (), f.problem, ())
-    try:
-        data = (reader or Path.read_bytes)(base.root / f.rel)
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
+    got = read_note(base, f.rel)
+    if isinstance(got, Refused):
+        return FileHeader(
+            f.rel, f.private, "unreadable", "", "", (), got.reason, (), raced=got.raced
+        )
+    data = got.data
+    text = got.text()
+    if text is None:
         return FileHeader(f.rel, f.private, "unreadable", "", "", (), "not valid UTF-8", ())
-    except OSError as e:
-        return FileHeader(f.rel, f.private, "unreadable", "", "", (), e.strerror or str(e), ())
     parsed = parse_note(base.map_rel, f.rel, text)
     tokens = (
         token_sets(stem_of(f.rel), parsed.title, parsed.keys, parsed.purpose)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import operator
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
-from attrs import frozen
+from attrs import field, frozen
 
+from kb.pure.lookalike import lookalike_message, looks_like, skeleton
 from kb.pure.manifest import (
     Manifest,
     PrivateLayer,
@@ -42,6 +44,11 @@ class FileStat:
     problem: str | None = None
 
 
+# (rel, size, mtime_ns, problem, the real path relative to the base root, dev, ino, nlink,
+# whether the name is a link)
+Raw = tuple[str, int, int, str | None, str, int, int, int, bool]
+
+
 @frozen
 class BaseSnapshot:
     """One base as found on disk, before any file is read."""
@@ -61,10 +68,56 @@ class BaseSnapshot:
     # `private =` entries in agent.txt that name nothing in the base (the default private
     # folders were kept beside them: `manifest.fail_closed`).
     private_unmatched: tuple[str, ...] = ()
+    # (private folder, folder on disk): folders kept private because they look like a
+    # private folder they are not spelled as (kb.pure.lookalike), warned about.
+    private_lookalikes: tuple[tuple[str, str], ...] = ()
+    # Folders of the base that could not be listed (rel, reason): skipped, warned about.
+    unread_folders: tuple[tuple[str, str], ...] = ()
+    # The base's real root (links resolved) and the (device, inode) of every file the walk
+    # judged private, walked or not: what kb.io.safe_read judges an opened file against.
+    real_root: str = ""
+    private_ids: frozenset[tuple[int, int]] = frozenset()
+    include_private: bool = False  # walked with --all
+    # Everything the walk found, as `_walk` records it (see Raw): what kb.io.safe_read holds a
+    # file it opens to (`found`). Kept as walked rather than in each FileStat, and indexed by
+    # name only when a file is read: three more FileStat fields cost a 10,000-note walk
+    # 17 ms in attrs' __init__, and a question over an unchanged fleet reads no file.
+    walked: Sequence[Raw] = field(default=(), eq=False, hash=False, repr=False)
+    cache: dict[str, tuple[int, int, bool, str | None]] = field(
+        factory=dict, eq=False, hash=False, repr=False
+    )
+
+    def found(self, rel: str) -> tuple[int, int, bool, str | None] | None:
+        """What the walk found under `rel`: (device, inode, whether the name is a link to a
+        file inside the base, why it is not read or None); None when it found nothing."""
+        if not self.cache and self.walked:
+            for r in self.walked:
+                self.cache.setdefault(r[0], (r[5], r[6], r[8], r[3]))
+        return self.cache.get(rel)
 
     @property
     def private_problem(self) -> str | None:
         return unmatched_private_message(self.name, self.private_unmatched)
+
+    @property
+    def problems(self) -> list[str]:
+        """One line per problem a person should see on every verb that opens the base: an
+        unreadable alias file, a `private =` entry that names nothing, a folder kept
+        private as a look-alike, a folder that could not be read."""
+        out = [
+            p
+            for p in (
+                self.alias_problem,
+                self.private_problem,
+                lookalike_message(self.name, self.private_lookalikes),
+            )
+            if p
+        ]
+        out += [
+            f"{self.name}/{rel}: {UNREAD_FOLDER.format(reason=reason)}"
+            for rel, reason in self.unread_folders
+        ]
+        return out
 
 
 def read_text(path: Path) -> str | None:
@@ -181,9 +234,11 @@ def _inside(real: str, real_root: str) -> str | None:
     return real[len(prefix) :].replace(os.sep, "/")
 
 
-# (rel, size, mtime_ns, problem, the real path relative to the base root, (dev, ino) when
-# the file has other hard links)
-Raw = tuple[str, int, int, str | None, str, tuple[int, int] | None]
+# A folder the walk cannot list (no permission, an I/O error) is passed over with its
+# notes, and the rest of the base is read: one unreadable folder never hides a base.
+UNREAD_FOLDER = "{reason}; this folder was skipped and the rest of the base was read"
+
+
 
 
 def _walk(
@@ -191,16 +246,23 @@ def _walk(
     rel_prefix: str,
     out: list[Raw],
     seen: set[tuple[int, int]],
+    unread: list[tuple[str, str]],
+    real_root: str,
 ) -> None:
-    real_root = os.path.realpath(root)
     # An explicit stack, not recursion: a tree nested deeper than Python's recursion limit
     # (about 1,000 levels) is still a tree to walk, not a crash. Each folder carries its real
     # path relative to the base, so a file reached through a linked folder is judged by it.
     pending = [(root, rel_prefix, False, "")]
     while pending:
         folder, prefix, bad, real_prefix = pending.pop()
-        with os.scandir(folder) as it:
-            entries = list(it)
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError as err:
+            if folder is root:
+                raise  # the base itself: the caller names it
+            unread.append((prefix.rstrip("/"), err.strerror or str(err)))
+            continue
         # Name order, so which of two links to one folder is walked (the other is skipped as
         # seen) is decided by the names, not by the order the disk lists them in; reversed,
         # because the stack pops the last folder pushed first.
@@ -223,8 +285,10 @@ def _walk(
             if is_dir:
                 if name.startswith(".") or name in SKIPPED_DIRS:
                     continue
+                problem: str | None
                 if real_rel is None:
-                    out.append((prefix + label, 0, 0, OUTSIDE.format(what="a folder"), "", None))
+                    problem = OUTSIDE.format(what="a folder")
+                    out.append((prefix + label, 0, 0, problem, "", 0, 0, 1, True))
                     continue
                 if linked:
                     # A link to a folder of this same base adds no file the walk does not
@@ -232,7 +296,10 @@ def _walk(
                     # under the link's name (found by the privacy property: a link named
                     # after `profile/` hid the real folder as "already seen").
                     continue
-                st = e.stat()
+                try:
+                    st = e.stat()
+                except OSError:
+                    continue  # gone since it was listed
                 ident = (st.st_dev, st.st_ino)
                 if ident in seen:  # a symlink loop, or a second link to a folder already walked
                     continue
@@ -246,15 +313,28 @@ def _walk(
             except OSError:
                 continue  # a dangling link is not a file
             if real_rel is None:
-                problem: str | None = OUTSIDE.format(what="a file")
-                out.append((prefix + label, st.st_size, st.st_mtime_ns, problem, "", None))
+                problem = OUTSIDE.format(what="a file")
+                out.append(
+                    (prefix + label, st.st_size, st.st_mtime_ns, problem, "", 0, 0, 1, True)
+                )
                 continue
             size = st.st_size
             problem = (
                 BAD_NAME if bad or escaped else too_large(size) if size > MAX_NOTE_BYTES else None
             )
-            twin = (st.st_dev, st.st_ino) if st.st_nlink > 1 else None
-            out.append((prefix + label, size, st.st_mtime_ns, problem, real_rel, twin))
+            out.append(
+                (
+                    prefix + label,
+                    size,
+                    st.st_mtime_ns,
+                    problem,
+                    real_rel,
+                    st.st_dev,
+                    st.st_ino,
+                    st.st_nlink,
+                    linked,
+                )
+            )
 
 
 _name_of = operator.attrgetter("name")
@@ -264,18 +344,21 @@ def _walk_order(r: Raw) -> tuple[str, bool]:
     return (r[0], r[3] is not None)  # a readable file before a look-alike
 
 
-def _spelled_on_disk(root: Path, rel: str) -> bool:
-    """Whether `rel` exists under `root` spelled exactly so, segment by segment (a
-    case-insensitive disk says `Records` exists when `records` does, but privacy compares
-    paths exactly, so `Records` would cover nothing)."""
+def _named_on_disk(root: Path, rel: str) -> bool:
+    """Whether `rel` names a folder or file under `root`, segment by segment, compared as
+    people see names (kb.pure.lookalike: `Records` names `records`, an NFD `résumé` names
+    an NFC one). A name that looks like nothing on disk names nothing, however the disk
+    compares names itself."""
     folder = root
     for part in rel.split("/"):
         try:
-            if part not in os.listdir(folder):
-                return False
+            names = os.listdir(folder)
         except OSError:
             return False
-        folder = folder / part
+        found = part if part in names else next((n for n in names if looks_like(n, part)), None)
+        if found is None:
+            return False
+        folder = folder / found
     return True
 
 
@@ -297,42 +380,68 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
     # The person base is private under any name it is reached by: the folder typed, or the
     # folder a link to it really is (`ln -s ~/person fleet/me`).
     real_name = root.resolve().name
-    layer = private_layer(
-        agent_txt, "person" if "person" in (typed.lower(), real_name.lower()) else typed
-    )
+    layer = private_layer(agent_txt, "person" if skeleton(real_name) == "person" else typed)
     unmatched = (
-        tuple(f for f in layer.folders if not _spelled_on_disk(root, f)) if layer.declared else ()
+        tuple(f for f in layer.folders if not _named_on_disk(root, f)) if layer.declared else ()
     )
     layer = fail_closed(layer, unmatched)
     raw: list[Raw] = []
+    unread: list[tuple[str, str]] = []
     try:
         st = root.stat()
-        _walk(root, "", raw, {(st.st_dev, st.st_ino)})
+        real_root = os.path.realpath(root)
+        _walk(root, "", raw, {(st.st_dev, st.st_ino)}, unread, real_root)
     except OSError as e:
         raise WalkError(f"cannot read {shown(given)}: {e.strerror or e}") from e
     raw.sort(key=_walk_order)
     # A file is private when any path it is really reached by is: the path walked, its real
     # path behind links, and every other hard link to the same file inside the base.
-    covers = layer.cover_test()
+    covers, memo = layer.cover_memo()
     private_twins = {
-        r[5] for r in raw if r[5] is not None and (covers(r[0]) or (r[4] != r[0] and covers(r[4])))
+        (r[5], r[6])
+        for r in raw
+        if r[7] > 1 and (covers(r[0]) or (r[4] != r[0] and covers(r[4])))
     }
+    if unread:
+        # A folder the walk could not list may hold another name of a multiply-linked file,
+        # a private one: such a file is private unless every one of its names was found.
+        names: dict[tuple[int, int], int] = {}
+        for r in raw:
+            if r[7] > 1:
+                names[(r[5], r[6])] = names.get((r[5], r[6]), 0) + 1
+        private_twins |= {(r[5], r[6]) for r in raw if r[7] > 1 and r[7] > names[(r[5], r[6])]}
+        if not include_private:
+            # a private folder's own names are not shown without --all: only its top
+            unread = [
+                (f"{rel.partition('/')[0]}/…" if "/" in rel else rel, why)
+                if covers(rel + "/")
+                else (rel, why)
+                for rel, why in unread
+            ]
     files: list[FileStat] = []
+    private_ids: set[tuple[int, int]] = set()
     skipped = 0
-    for i, (rel, size, mtime, problem, real_rel, twin) in enumerate(raw):
+    for i, (rel, size, mtime, problem, real_rel, dev, ino, nlink, _) in enumerate(raw):
         if i and raw[i - 1][0] == rel:  # two refused names that render alike: one row
             continue
         private = (
             covers(rel)
             or (bool(real_rel) and real_rel != rel and covers(real_rel))
-            or (twin is not None and twin in private_twins)
+            or (nlink > 1 and (dev, ino) in private_twins)
         )
-        if private and not include_private:
-            skipped += 1
-            continue
+        if private:
+            if dev or ino:
+                private_ids.add((dev, ino))
+            if not include_private:
+                skipped += 1
+                continue
         files.append(FileStat(rel, size, mtime, private, problem))
-    rels = {f.rel for f in files}
-    map_rel = next((m for m in MAP_NAMES if m in rels), None)
+    seen_tops = [top for top, hit in memo.items() if hit] if memo is not None else None
+    lookalikes = layer.lookalikes(
+        seen_tops if seen_tops is not None else [r[0] for r in raw] + [r[4] for r in raw if r[4]]
+    )
+    in_scope = {f.rel for f in files if "/" not in f.rel}  # a map is at the top
+    map_rel = next((m for m in MAP_NAMES if m in in_scope), None)
     alias_text = read_text(root / "kb-aliases.txt")
     alias_problem = None
     if alias_text is None and (root / "kb-aliases.txt").exists():
@@ -353,4 +462,10 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
         aliases=parse_aliases(alias_text) if alias_text is not None else (),
         alias_problem=alias_problem,
         private_unmatched=unmatched,
+        private_lookalikes=lookalikes,
+        unread_folders=tuple(unread),
+        real_root=real_root,
+        private_ids=frozenset(private_ids),
+        include_private=include_private,
+        walked=raw,
     )

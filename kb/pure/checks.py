@@ -19,6 +19,7 @@ Rules of this module (workflow-verbs.md §2):
     E09 broken record         error    `sources/{file}`, line 0
     W08 .gitignore gap        warning  `.gitignore`, line 0
     E10 private names nothing error    `agent.txt`, line 0 (once per entry)
+    W10 private look-alike    warning  `agent.txt`, line 0 (once per folder kept private)
     E11 conflict marker       error    the file, each `<<<<<<<`, `|||||||` or `>>>>>>>` line
   Retired codes (E03 no map, E07, W02 map entry without keys) are never emitted.
 - Links are not checked in `templates/` (its links are placeholders); every other check is.
@@ -46,6 +47,7 @@ from kb.pure.entries import dead_keys, parse_note
 from kb.pure.header import front_matter, header_of, lines_of
 from kb.pure.links import CITE_OPEN, citations, wikilinks
 from kb.pure.listing import PROVENANCES, STAGES
+from kb.pure.lookalike import how_alike
 from kb.pure.manifest import DEFAULT_PRIVATE_FOLDERS, PrivateLayer
 from kb.pure.paths import is_exempt, stem_of
 from kb.pure.plural import counted
@@ -97,6 +99,8 @@ class BaseFacts:
     broken_records: tuple[tuple[str, str], ...] = ()  # (display path, problem)
     private_citations: frozenset[str] = frozenset()  # tokens cited in the private layer
     private_unmatched: tuple[str, ...] = ()  # `private =` entries that name no folder
+    # (private folder, folder on disk) kept private as look-alikes (kb.pure.lookalike)
+    private_lookalikes: tuple[tuple[str, str], ...] = ()
 
 
 @frozen
@@ -504,6 +508,23 @@ def private_findings(unmatched: tuple[str, ...]) -> list[Finding]:
     ]
 
 
+def lookalike_findings(found: tuple[tuple[str, str], ...]) -> list[Finding]:
+    """W10: a folder kept private because it looks like a private folder it is not spelled
+    as (other letter case, letters of another script: kb.pure.lookalike). Nothing leaked,
+    but a person reading the names cannot tell the two apart."""
+    return [
+        _warn(
+            "agent.txt",
+            0,
+            "W10",
+            f"the folder `{folder}/` is kept private as `{private}` "
+            f"({how_alike(private, folder)}); rename the folder, or write in agent.txt what "
+            "is private as the disk spells it",
+        )
+        for private, folder in found
+    ]
+
+
 def sort_key(f: Finding) -> tuple[str, int, str]:
     return (f.file, f.line, f.code)
 
@@ -529,6 +550,7 @@ def check_base(facts: BaseFacts) -> list[Finding]:
     out += uncited_findings(records, cited, successors)
     out += ignore_findings(facts.private, facts.gitignore)
     out += private_findings(facts.private_unmatched)
+    out += lookalike_findings(facts.private_lookalikes)
     return sorted(out, key=sort_key)
 
 

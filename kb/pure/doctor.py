@@ -130,6 +130,11 @@ class FleetFacts:
     stale: int = 0
     rebuilt: bool = False
     warnings: tuple[str, ...] = ()
+    # The miss log every refusal writes, why it can never be written (empty when it can),
+    # and how many refused questions wait beside it to be folded in.
+    miss_log: str = ""
+    miss_log_problem: str = ""
+    miss_waiting: int = 0
 
 
 @frozen
@@ -290,6 +295,7 @@ def _fleet(facts: DoctorFacts) -> list[Check]:
         )
     ]
     out += [Check(FIX, subject, w) for w in fleet.warnings]
+    out += _miss_log(fleet)
     index_cmd = f"kb index {shlex.quote(fleet.given)}" + (" --all" if fleet.all else "")
     if fleet.rebuilt:
         out.append(
@@ -304,6 +310,30 @@ def _fleet(facts: DoctorFacts) -> list[Check]:
         scope = "with the private layer" if fleet.all else "without the private layer"
         out.append(Check(OK, "index", f"every file ({scope}) is indexed as it is on disk"))
     return out
+
+
+def _miss_log(fleet: FleetFacts) -> list[Check]:
+    """Whether every refusal can be recorded: a miss log that can never be written is said
+    on every refusal, and here, with what to do (issue 24, part 7)."""
+    if not fleet.miss_log:
+        return []
+    waiting = (
+        f"; {_plural(fleet.miss_waiting, 'refused question waits', 'refused questions wait')} "
+        "beside it to be folded in"
+        if fleet.miss_waiting
+        else ""
+    )
+    if fleet.miss_log_problem:
+        return [
+            Check(
+                FIX,
+                "miss log",
+                f"{fleet.miss_log} can never be written ({fleet.miss_log_problem}), so no "
+                f"refusal is recorded{waiting}; remove what is in its place or make its "
+                "folder writable, or point KB_MISSES_PATH at a file kb may write",
+            )
+        ]
+    return [Check(OK, "miss log", f"{fleet.miss_log} can be written{waiting}")]
 
 
 def _models(facts: DoctorFacts) -> list[Check]:

@@ -17,6 +17,9 @@ Rules of this module:
   built is removed (the deposit and the moved original), never a path the caller typed.
   A document that produced no note is kept: destroying the only copy of something the
   base decided it had nothing to say about is the worst trade available.
+- A document in a private layer (judged on the file opened: kb.io.safe_read.private_owner)
+  is refused without --all, and with --all it is never moved or removed: the deposit names
+  the original where it is, and removal removes the deposit alone.
 """
 
 from __future__ import annotations
@@ -202,6 +205,24 @@ def short_copy(path: str, copied: int, size: int) -> str:
     return (
         f"could not move {printable(path)} into the deposit: copied {copied} bytes of {size}. "
         "Nothing was changed and the document is where it was."
+    )
+
+
+def private_source(path: str, base: str) -> str:
+    return (
+        f"kb ingest: {printable(path)} is in the private layer of {printable(base)}, where it "
+        "really is (a link or another name does not change that), so it is not sent to a "
+        "model or turned into public notes without --all. Nothing was moved or sent."
+    )
+
+
+KEPT_PRIVATE = "it is private: it stays where it is, and is never moved or removed"
+
+
+def kept_private(written: int) -> str:
+    return (
+        f"{counted(written, 'note')} written. The private original is where it was; only the "
+        "deposit made from it was removed."
     )
 
 

@@ -10,9 +10,11 @@ Rules of this module:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from attrs import frozen
+
+from kb.pure.lookalike import path_skeleton, skeleton, spelled_alike
 
 
 @frozen
@@ -62,29 +64,65 @@ class PrivateLayer:
     kept: tuple[str, ...] = ()
 
     def covers(self, rel: str) -> bool:
+        """Whether `rel` (a path relative to the base) is private: its first segments look
+        like a private folder's, compared as people see names (kb.pure.lookalike), so
+        `Records/x.md` and `rеcords/x.md` (a Cyrillic `е`) are covered by `records`."""
         if self.whole:
             return True
-        # One test per folder: the path's first segment, or a longer declared prefix (a
-        # declared folder may be nested: `private = notes/diary`). Called for every file
-        # of every open, so no generator per call.
-        top = rel.partition("/")[0]
+        parts = path_skeleton(rel)
         for f in self.folders + self.kept:
-            if top == f or rel == f or rel.startswith(f + "/"):
+            wanted = path_skeleton(f)
+            if parts[: len(wanted)] == wanted:
                 return True
         return False
 
     def cover_test(self) -> Callable[[str], bool]:
-        """`covers` as one test to apply to every path of a walk: when no folder is nested
-        (the usual layer), a path is covered exactly when its first segment is a folder,
-        one set lookup instead of a loop (a `private =` value holds no `/` in any fleet we
-        have seen; a nested one keeps the loop)."""
+        """`covers` as one test to apply to every path of a walk."""
+        return self.cover_memo()[0]
+
+    def cover_memo(self) -> tuple[Callable[[str], bool], dict[str, bool] | None]:
+        """`covers` as one test to apply to every path of a walk, and the answers it gave
+        per first segment. When no folder is nested (the usual layer: a `private =` value
+        holds no `/` in any fleet we have seen), a path is covered exactly when its first
+        segment looks like a folder of the layer: one dict lookup per path after the first
+        of each segment. A nested layer gets the loop, and no memo (None)."""
         if self.whole:
-            return _always
+            return _always, None
         folders = self.folders + self.kept
         if any("/" in f for f in folders):
-            return self.covers
-        tops = frozenset(folders)
-        return lambda rel: rel.partition("/")[0] in tops
+            return self.covers, None
+        tops = frozenset(skeleton(f) for f in folders)
+        memo: dict[str, bool] = {}
+
+        def test(rel: str, memo: dict[str, bool] = memo) -> bool:
+            top = rel.partition("/")[0]
+            try:
+                return memo[top]  # the common case: a segment seen before (no call made)
+            except KeyError:
+                hit = memo[top] = skeleton(top) in tops
+                return hit
+
+        return test, memo
+
+    def lookalikes(self, rels: Iterable[str]) -> tuple[tuple[str, str], ...]:
+        """(private folder, folder on disk) for every folder among the first segments of
+        `rels` that is covered by a private folder it is not spelled as (other case, other
+        script): kept private, and worth a warning. A spelling that differs only in Unicode
+        form is the same spelling (kb.pure.lookalike.spelled_alike)."""
+        if self.whole:
+            return ()
+        out: dict[tuple[str, str], None] = {}
+        for f in self.folders + self.kept:
+            wanted = path_skeleton(f)
+            depth = len(wanted)
+            for rel in rels:
+                parts = rel.split("/")
+                if len(parts) < depth:
+                    continue
+                found = "/".join(parts[:depth])
+                if path_skeleton(found) == wanted and not spelled_alike(found, f):
+                    out[(f, found)] = None
+        return tuple(sorted(out))
 
 
 def _always(rel: str) -> bool:
@@ -109,7 +147,7 @@ def private_layer(agent_txt: str | None, dir_name: str) -> PrivateLayer:
                 return PrivateLayer(whole=True, folders=(), declared=True)
             folders = tuple(dict.fromkeys(e for e in entries if e))
             return PrivateLayer(whole=False, folders=folders, declared=True)
-    if dir_name.lower() == "person":
+    if skeleton(dir_name) == "person":
         return PrivateLayer(whole=True, folders=())
     return PrivateLayer(whole=False, folders=DEFAULT_PRIVATE_FOLDERS)
 
@@ -117,8 +155,8 @@ def private_layer(agent_txt: str | None, dir_name: str) -> PrivateLayer:
 def private_entry(raw: str) -> str:
     """One `private =` entry as a folder relative to the base: `records`, `records/`,
     `./records`, `/records` and `records/*` all name `records`; `.`, `./`, `/` and `*` name
-    the whole base (returned as `.`). Case is kept: a folder is matched as the disk spells
-    it."""
+    the whole base (returned as `.`). Case is kept: the disk's folders are compared with it
+    as people see names (`PrivateLayer.covers`)."""
     entry = raw.strip()
     while entry.startswith("./"):
         entry = entry[2:]

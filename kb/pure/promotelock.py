@@ -11,9 +11,16 @@ Rules of this module:
   writes nothing and exits 0: a second sweep is not an error.
 - Where the platform can tell that the holder is still alive (an advisory lock the kernel
   drops when the holder dies), a live holder is never taken over, whatever the age.
+- And where it can tell that the holder is dead, its marker is taken over at once, whatever
+  the age (issue 24, F20: after a kill -9 the next run was refused for up to an hour): the
+  holder takes the advisory lock before it writes its pid, so a marker that names a pid,
+  whose advisory lock is free, and whose pid is no process on this machine, was left by a
+  run that died.
 """
 
 from __future__ import annotations
+
+import re
 
 from kb.pure.names import printable
 
@@ -28,6 +35,23 @@ def is_stale(age_s: float) -> bool:
 
 def marker_text(pid: int) -> str:
     return f"pid {pid}\n"
+
+
+_PID = re.compile(r"^pid (\d{1,10})\s*$")
+
+
+def holder_pid(content: str) -> int | None:
+    """The pid a marker names (`pid {pid}`), or None when it names none."""
+    m = _PID.match(content.strip())
+    return int(m.group(1)) if m else None
+
+
+def took_over_dead(content: str) -> str:
+    holder = printable(" ".join(content.split())[:HOLDER_CHARS]) or "an unnamed process"
+    return (
+        f"kb promote: took over a lock left by {holder}, which is no longer running. A "
+        "previous run died without releasing it."
+    )
 
 
 def busy(path: str, age_s: float | None) -> str:

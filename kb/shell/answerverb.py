@@ -25,7 +25,8 @@ from attrs import frozen
 
 from kb.io.memory import Answer, Memory, OpenError
 from kb.io.model import MAX_REPLY_BYTES, model_timeout, run_model
-from kb.io.walk import fleet_manifest, read_text
+from kb.io.safe_read import note_text
+from kb.io.walk import fleet_manifest
 from kb.pure import answer as core
 from kb.pure.blocks import strip_keyword_lines
 from kb.pure.header import field_exact
@@ -150,7 +151,7 @@ def _plan(memory: Memory) -> list[core.PlanFile]:
         for h in b.headers:
             if h.bucket != "entry" or (h.private and not memory.include_private):
                 continue
-            text = read_text(snap.root / h.rel) or ""
+            text = note_text(snap, h.rel) or ""
             files.append(
                 core.PlanFile(f"{snap.name}/{h.rel}", strip_keyword_lines(text), _short(h.rel))
             )

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from kb.io import clock
 from kb.io.memory import Answer, Memory, OpenError
+from kb.io.safe_read import note_text
 from kb.io.walk import BaseSnapshot, fleet_manifest
 from kb.pure import briefing
 from kb.pure.bootinput import (
@@ -271,14 +272,14 @@ class Boot:
             return None
         # The public scope withholds private files and files outside the agent's base (the
         # person's core.md): the hook for one's own session passes --all (docs/hooks.md).
-        private = None if self.memory.include_private else snap.private
+        public = None if self.memory.include_private else snap
         # The blocks modules are imported only when a constitution is sent (an agent
         # switch): most messages stay with their agent and never build their classes.
         from kb.io.blockfiles import BlocksUnreadable, load_blocks
         from kb.pure import blocks as blockspure
 
         try:
-            loaded = load_blocks(snap.root, private)
+            loaded = load_blocks(snap.root, public)
         except BlocksUnreadable:
             return None
         return blockspure.assemble(loaded) if loaded is not None else None
@@ -326,13 +327,8 @@ class Boot:
         # The file the verdict judged: the first of the fused list (decision 0029).
         vouched = paths[0]
         f = answer.found[0]
-        root = self.root_of(f.base)
-        text = None
-        if root is not None:
-            try:
-                text = (root / f.path).read_bytes().decode("utf-8")
-            except (OSError, UnicodeDecodeError):
-                text = None
+        snap = self._bases.get(ascii_lower(f.base))
+        text = note_text(snap, f.path) if snap is not None else None
         shown = [briefing.Shown(p.heading_path, p.text) for p in f.passages]
         front = not shown
         if front and text is not None:

@@ -10,13 +10,13 @@ stderr), and the promoter not answering means no candidates (also said on stderr
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 from kb.io import sessions as session_files
+from kb.io.deposits import Unread, read_deposit
 from kb.io.memory import Memory, OpenError
 from kb.io.model import model_timeout, run_model
-from kb.io.walk import WalkError, discover, read_text
+from kb.io.walk import BaseSnapshot, WalkError, discover, read_text
 from kb.pure import consolidate as core
 from kb.pure import handoff as ho
 from kb.pure import notewrite as nw
@@ -27,6 +27,7 @@ from kb.pure.promotereport import unreachable_stderr
 from kb.shell.inputs import ConsolidateInput
 from kb.shell.outcome import Outcome
 from kb.shell.promotion import FleetEffects, models, no_promoter, no_reviewer
+from kb.shell.readverbs import open_warnings
 
 
 def _records(root: str) -> list[ho.Record]:
@@ -49,19 +50,19 @@ def _records(root: str) -> list[ho.Record]:
     return out
 
 
-def _deposits(base: Path, include: Callable[[str], bool]) -> list[tuple[str, str]]:
-    """The agent's capture deposits as (name, text), newest name first."""
-    inbox = base / "inbox"
+def _deposits(snap: BaseSnapshot) -> list[tuple[str, str]]:
+    """The agent's capture deposits as (name, text), newest name first, each read through
+    kb.io.safe_read against the base's walk without --all: a private one, a link, a hard
+    link to a private note is not read (issue 24, F4)."""
+    inbox = snap.root / "inbox"
     try:
         names = sorted((n for n in os.listdir(inbox) if core.is_session_deposit(n)), reverse=True)
     except OSError:
         return []
     out: list[tuple[str, str]] = []
     for name in names:
-        if not include(f"inbox/{name}"):
-            continue
-        text = read_text(inbox / name)
-        if text is not None:
+        text = read_deposit(snap, f"inbox/{name}")
+        if not isinstance(text, Unread):
             out.append((name, text))
     return out
 
@@ -72,6 +73,7 @@ def consolidate(inp: ConsolidateInput) -> Outcome:
         memory = Memory.open([root])
     except OpenError as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
+    warnings = open_warnings(memory)
     promoter, reviewer = models(root)
     if promoter is None or reviewer is None:
         memory.close()
@@ -92,14 +94,9 @@ def consolidate(inp: ConsolidateInput) -> Outcome:
     except WalkError as e:
         memory.close()
         return Outcome(stderr=f"kb: {e}\n", code=1)
-    private = snap.private
-
-    def public(rel: str) -> bool:
-        return not private.covers(rel)
-
-    experiences = core.gather(_records(root), agent, _deposits(Path(base), public), inp.sessions)
+    experiences = core.gather(_records(root), agent, _deposits(snap), inp.sessions)
     role, ends = snap.agent_manifest.first("role"), snap.agent_manifest.first("ends")
-    stderr = ""
+    stderr = warnings
     rejected: list[tuple[str, str]] = []
     decided: list[promoterun.Decided] = []
     generated = 0

@@ -25,7 +25,7 @@ from kb.pure.jsonout import dumps
 from kb.pure.plural import counted
 from kb.shell.inputs import EvalInput, MissesInput
 from kb.shell.outcome import Outcome
-from kb.shell.readverbs import REBUILT_WARNING
+from kb.shell.readverbs import open_warnings
 
 APPLY_NEEDS_GOLD = (
     "kb misses: --apply writes alias lines into kb-aliases.txt, and a line is admitted only "
@@ -80,7 +80,7 @@ def evaluate(inp: EvalInput) -> Outcome:
     except OpenError as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
     with memory:
-        warning = REBUILT_WARNING if memory.index_was_rebuilt else ""
+        warning = open_warnings(memory)
         stale = gold.stale_answers(rows, _existing(memory, rows))
         if stale:
             return Outcome(stderr=warning + gold.stale_message(stale), code=1)
@@ -368,7 +368,7 @@ def misses(inp: MissesInput) -> Outcome:
     except OpenError as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
     with memory:
-        warning = REBUILT_WARNING if memory.index_was_rebuilt else ""
+        warning = open_warnings(memory)
         if inp.apply and inp.gold is not None:
             gated = _apply_gates(memory, inp.gold)
             if isinstance(gated, Outcome):

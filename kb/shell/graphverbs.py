@@ -17,15 +17,21 @@ from kb.pure.graph import Direction, Graph, Note, around_key, around_note, find_
 from kb.pure.graphrender import RENDERERS, links_json, links_text
 from kb.shell.inputs import GraphInput, LinksInput
 from kb.shell.outcome import Outcome
+from kb.shell.readverbs import open_warnings
 
 
-def _open(paths: tuple[str, ...], include_private: bool) -> Graph | Outcome:
+def _open(paths: tuple[str, ...], include_private: bool) -> tuple[Graph, str] | Outcome:
+    """The graph, and the warnings every verb that opens the bases prints."""
     try:
         memory = Memory.open(list(paths) or ["."], all=include_private)
     except OpenError as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
     with memory:
-        return read_graph(memory)
+        return read_graph(memory), open_warnings(memory)
+
+
+def _warned(out: Outcome, warnings: str) -> Outcome:
+    return Outcome(stdout=out.stdout, stderr=warnings + out.stderr, code=out.code)
 
 
 def _note(graph: Graph, given: str, include_private: bool) -> Note | Outcome:
@@ -49,9 +55,13 @@ def _note(graph: Graph, given: str, include_private: bool) -> Note | Outcome:
 
 
 def links(inp: LinksInput) -> Outcome:
-    graph = _open(inp.paths, inp.all)
-    if isinstance(graph, Outcome):
-        return graph
+    opened = _open(inp.paths, inp.all)
+    if isinstance(opened, Outcome):
+        return opened
+    return _warned(_links(inp, opened[0]), opened[1])
+
+
+def _links(inp: LinksInput, graph: Graph) -> Outcome:
     start = _note(graph, inp.note, inp.all)
     if isinstance(start, Outcome):
         return start
@@ -68,9 +78,13 @@ def graph(inp: GraphInput) -> Outcome:
             stderr="kb: graph draws one neighbourhood at a time: give --note or --key, not both\n",
             code=2,
         )
-    built = _open(inp.paths, inp.all)
-    if isinstance(built, Outcome):
-        return built
+    opened = _open(inp.paths, inp.all)
+    if isinstance(opened, Outcome):
+        return opened
+    return _warned(_graph(inp, opened[0]), opened[1])
+
+
+def _graph(inp: GraphInput, built: Graph) -> Outcome:
     if inp.note is not None:
         focus = _note(built, inp.note, inp.all)
         if isinstance(focus, Outcome):

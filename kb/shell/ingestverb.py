@@ -20,35 +20,40 @@ from kb.io import deposits as disk
 from kb.io import extract as runner
 from kb.io.memory import Memory, OpenError
 from kb.io.model import model_timeout
-from kb.io.walk import read_text
+from kb.io.safe_read import Read, Refused, private_owner, read_named
 from kb.pure import extract as ex
 from kb.pure import ingest as core
 from kb.pure import promoterun
 from kb.pure.handoff import cut_bytes
 from kb.pure.header import field_exact, front_matter
+from kb.pure.names import printable
 from kb.pure.promotereport import ingest_lines
 from kb.pure.rejections import ascii_lower
 from kb.shell.inputs import IngestInput
 from kb.shell.outcome import Outcome
 from kb.shell.promotion import FleetEffects, deposit, models, say, unreachable_of
+from kb.shell.readverbs import open_warnings
+
+# A document is read whole into memory once (its text goes to the model in parts); 64 MiB is
+# far past any document worth distilling, and bounds what one `kb ingest` can be made to hold.
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 
 def _fail(line: str, stdout: str = "", code: int = 1) -> Outcome:
     return Outcome(stdout=stdout, stderr=line + "\n", code=code)
 
 
-def _text_of(file: Path, ext: str, root: str, timeout: float) -> str | Outcome:
-    """The document's text, or the Outcome that refuses it."""
+def _text_of(file: Path, read: Read, ext: str, root: str, timeout: float) -> str | Outcome:
+    """The document's text, or the Outcome that refuses it. A text or HTML document is the
+    bytes `read` already holds (read from the descriptor whose privacy was judged); an
+    extractor is handed the path and reads it itself."""
     script = ex.script_for(root, ext)
     pdftotext = runner.which(ex.PDFTOTEXT) if ext == "pdf" else None
     plan = ex.plan(ext, script, os.path.isfile(script), pdftotext)
     if isinstance(plan, ex.CannotRead):
         return _fail(plan.message)
     if isinstance(plan, ex.ReadText | ex.ReadHtml):
-        try:
-            data = file.read_bytes()
-        except OSError as e:
-            return _fail(f"kb ingest: cannot read {file}: {e.strerror or e}")
+        data = read.data
         if isinstance(plan, ex.ReadHtml):
             try:
                 html = data.decode("utf-8")
@@ -75,6 +80,12 @@ def _text_of(file: Path, ext: str, root: str, timeout: float) -> str | Outcome:
 
 
 def ingest(inp: IngestInput, err: TextIO | None = None) -> Outcome:
+    said: list[str] = []  # what every verb that opens the bases warns about
+    out = _ingest(inp, err, said)
+    return Outcome(stdout=out.stdout, stderr="".join(said) + out.stderr, code=out.code)
+
+
+def _ingest(inp: IngestInput, err: TextIO | None, said: list[str]) -> Outcome:
     if inp.file is None or not inp.file.strip():
         return _fail(core.NO_FILE, code=2)
     file = Path(inp.file)
@@ -86,14 +97,25 @@ def ingest(inp: IngestInput, err: TextIO | None = None) -> Outcome:
         memory = Memory.open(paths, all=inp.all)
     except OpenError as e:
         return _fail(f"kb: {e}")
+    said.append(open_warnings(memory))
     stream = err if err is not None else sys.stderr
     with memory:
         promoter, reviewer = models(root)
         if promoter is None or reviewer is None:
             return _fail(core.needs_models("promoter" if promoter is None else "reviewer"), code=2)
+        # The document is opened once, and what that descriptor really is decides whether it
+        # is private (a record, a link or hard link to one, one reached through a renamed
+        # folder): a private document is never sent to a model without --all, and its
+        # original is never moved or deleted (issue 24, F22).
+        read = read_named(file, MAX_DOCUMENT_BYTES)
+        if isinstance(read, Refused):
+            return _fail(f"kb ingest: cannot read {printable(inp.file)}: {read.reason}")
+        owner_of_private = private_owner(read, [b.snapshot for b in memory.bases])
+        if owner_of_private is not None and not inp.all:
+            return _fail(core.private_source(inp.file, owner_of_private))
         timeout = model_timeout()
         _, ext = core.split_name(file.name)
-        text = _text_of(file, ext, root, timeout)
+        text = _text_of(file, read, ext, root, timeout)
         if isinstance(text, Outcome):
             return text
         if not text.strip():
@@ -118,11 +140,22 @@ def ingest(inp: IngestInput, err: TextIO | None = None) -> Outcome:
             return _fail(core.unknown_agent(owner), stdout=_join(out))
         if inp.dry_run:
             return Outcome(stdout=_join([*out, core.dry_run(inp.file, snap.agent_name)]))
+        keep_original = owner_of_private is not None
         try:
-            staged = disk.stage(file, inp.file, snap.root, text, clock.today_utc(), os.getpid())
+            staged = disk.stage(
+                file,
+                inp.file,
+                snap.root,
+                text,
+                clock.today_utc(),
+                os.getpid(),
+                keep_original=keep_original,
+            )
         except disk.StageError as e:
             return _fail(f"kb ingest: {e}", stdout=_join(out))
         out += [f"staged  {staged.deposit}", f"        original at {staged.raw}"]
+        if keep_original:
+            out.append(f"        {core.KEPT_PRIVATE}")
         agent, base = snap.agent_name, snap.given
     try:
         memory = Memory.open(paths, all=inp.all)
@@ -151,9 +184,10 @@ def ingest(inp: IngestInput, err: TextIO | None = None) -> Outcome:
         sum(1 for d in report.decided if d.refused),
     )
     if isinstance(decision, core.Remove):
-        removed = disk.remove([staged.deposit, staged.raw])
+        # a private original is never removed: only the deposit this run wrote
+        removed = disk.remove([staged.deposit] if keep_original else [staged.deposit, staged.raw])
         out += [f"removed {p}" for p in removed]
-        out += ["", core.gone(len(written))]
+        out += ["", core.kept_private(len(written)) if keep_original else core.gone(len(written))]
         return Outcome(stdout=_join(out))
     out += [
         "",
@@ -166,7 +200,8 @@ def ingest(inp: IngestInput, err: TextIO | None = None) -> Outcome:
 
 def _names(note: str, source: str) -> bool:
     """The disk's own proof: the note exists and its front matter names the deposit."""
-    text = read_text(Path(note))
+    got = read_named(Path(note))
+    text = got.text() if isinstance(got, Read) else None
     return text is not None and field_exact(front_matter(text), "captured_from") == source
 
 

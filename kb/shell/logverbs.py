@@ -17,7 +17,7 @@ from kb.io.walk import WalkError, discover, expand_roots
 from kb.pure import routelogs as logs
 from kb.shell.inputs import AbstentionsInput, MisrouteInput, MisroutesInput
 from kb.shell.outcome import Outcome
-from kb.shell.readverbs import REBUILT_WARNING
+from kb.shell.readverbs import open_warnings
 
 
 def _refuse(refusal: logs.Refusal) -> Outcome:
@@ -79,7 +79,7 @@ def abstentions(inp: AbstentionsInput) -> Outcome:
         return Outcome(stderr=f"kb: {e}\n", code=1)
     shown = rows[: logs.shown_count(inp.top)]
     with memory:
-        warning = REBUILT_WARNING if memory.index_was_rebuilt else ""
+        warning = open_warnings(memory)
         # Asked with boot's own default window, so `scored now` is measured as `scored then`
         # was; --top bounds the rows printed, not the question.
         now = []

@@ -36,7 +36,7 @@ from kb.io.live import LiveMemory
 from kb.io.memory import Memory, OpenError
 from kb.pure.httpguard import LOCAL_HOSTS, origin_allowed, refusal
 from kb.pure.mcptext import INSTRUCTIONS
-from kb.shell.mcp_server import CAPABILITIES, banner, tools_list
+from kb.shell.mcp_server import CAPABILITIES, banner, tools_list, warner
 from kb.shell.mcp_server import Server as Dispatcher
 from kb.version import __version__
 
@@ -195,7 +195,7 @@ def serve_http(
     except OpenError as e:
         err.write(f"kb serve: {e}\n")
         return 1
-    live = LiveMemory(memory, watch=True)
+    live = LiveMemory(memory, watch=True, warn=warner(err))
     try:
         try:
             sock = listen(port)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any
 
 from kb.io.live import LiveMemory
@@ -194,6 +194,9 @@ def banner(memory: Memory, include_private: bool, where: str) -> str:
             "kb serve: an index predated the private column (ADR-0034) and was emptied.\n"
             "    Run `kb index` before relying on retrieval.\n"
         )
+    # What every verb that opens the bases warns about (a look-alike of a private folder, a
+    # `private =` line naming nothing, a folder or index that cannot be read), said here too.
+    out += "".join(f"kb serve: {w}\n" for w in memory.warnings())
     for b in memory.bases:
         extra = "  (private layer INCLUDED)" if include_private else ""
         out += f"kb serve: {b.snapshot.agent_name} ({b.snapshot.given}){extra}\n"
@@ -203,6 +206,19 @@ def banner(memory: Memory, include_private: bool, where: str) -> str:
         f"{counted(memory.alias_count(), 'alias', 'aliases')}, "
         f"scope {scope}. Ready on {where}\n"
     )
+
+
+def warner(stderr: IO[str]) -> Callable[[str], None]:
+    """What a served fleet does with a warning a re-open brings: one `kb serve:` line."""
+
+    def warn(line: str) -> None:
+        try:
+            stderr.write(f"kb serve: {line}\n")
+            stderr.flush()
+        except (OSError, ValueError):
+            pass  # a closed stderr must not stop the server
+
+    return warn
 
 
 def serve(
@@ -221,7 +237,7 @@ def serve(
     except OpenError as e:
         stderr.write(f"kb serve: {e}\n")
         return 1
-    live = LiveMemory(memory, watch=True)
+    live = LiveMemory(memory, watch=True, warn=warner(stderr))
     try:
         stderr.write(banner(memory, include_private, "stdio."))
         stderr.flush()

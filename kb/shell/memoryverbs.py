@@ -7,7 +7,7 @@ from kb.pure.jsonout import dumps
 from kb.pure.remember import render_terminal, to_json
 from kb.shell.inputs import RememberInput
 from kb.shell.outcome import Outcome
-from kb.shell.readverbs import REBUILT_WARNING
+from kb.shell.readverbs import open_warnings
 
 
 def remember(inp: RememberInput) -> Outcome:
@@ -18,7 +18,7 @@ def remember(inp: RememberInput) -> Outcome:
         return Outcome(stdout=out, stderr=f"kb: {e}\n", code=1)
     with memory:
         result = memory.remember(inp.claim)
-        warning = REBUILT_WARNING if memory.index_was_rebuilt else ""
+        warning = open_warnings(memory)
     if inp.json:
         return Outcome(stdout=dumps(to_json(result)) + "\n", stderr=warning)
     return Outcome(stdout=render_terminal(result), stderr=warning)

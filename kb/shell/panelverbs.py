@@ -188,7 +188,7 @@ def _open(inp: PanelInput, artifact: str | None) -> Outcome:
 
 def _propose(inp: PanelInput, artifact: str, owner_given: str, text: str | None) -> Outcome:
     from kb.io.memory import DEFAULT_TOP, Memory, OpenError
-    from kb.shell.readverbs import REBUILT_WARNING
+    from kb.shell.readverbs import open_warnings
 
     try:
         memory = Memory.open([inp.path])
@@ -205,7 +205,7 @@ def _propose(inp: PanelInput, artifact: str, owner_given: str, text: str | None)
         if text is not None and text.strip():
             choice = memory.ask(text, DEFAULT_TOP).agent
             totals = choice.totals if choice else ()
-        warning = REBUILT_WARNING if memory.index_was_rebuilt else ""
+        warning = open_warnings(memory)
     candidates = {ascii_lower(a.agent_name): _candidate(a) for a in others}
     ranked: list[tuple[render.Candidate, float]] = []
     for agent, score in totals:

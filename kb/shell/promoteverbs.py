@@ -26,6 +26,7 @@ from kb.shell.promotion import (
     no_reviewer,
     unreachable_of,
 )
+from kb.shell.readverbs import open_warnings
 
 
 def promote(inp: PromoteInput, err: TextIO | None = None) -> Outcome:
@@ -35,6 +36,7 @@ def promote(inp: PromoteInput, err: TextIO | None = None) -> Outcome:
         memory = Memory.open(paths, all=inp.all)
     except OpenError as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
+    warnings = open_warnings(memory)
     promoter, reviewer = models(root)
     if promoter is None or reviewer is None:
         memory.close()
@@ -63,7 +65,7 @@ def promote(inp: PromoteInput, err: TextIO | None = None) -> Outcome:
     unreachable = unreachable_of(report.unreachable, fx)
     return Outcome(
         stdout=promote_stdout(report, inp.dry_run),
-        stderr=notice + unreachable_stderr("promote", unreachable),
+        stderr=warnings + notice + unreachable_stderr("promote", unreachable),
         code=1 if unreachable else 0,
     )
 

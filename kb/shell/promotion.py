@@ -23,7 +23,7 @@ from typing import TextIO
 from returns.result import Failure
 
 from kb.io import clock, promotelock, rejectlog
-from kb.io.deposits import Unread, deposit_files, read_text
+from kb.io.deposits import Unread, deposit_files, read_deposit
 from kb.io.memory import Memory, OpenError
 from kb.io.model import run_model
 from kb.io.walk import fleet_manifest
@@ -80,7 +80,7 @@ def deposits_of(memory: Memory, include_private: bool) -> list[Deposit]:
         snap = b.snapshot
         if not snap.routable:
             continue
-        for rel in deposit_files(snap.root, snap.private, include_private):
+        for rel in deposit_files(snap):
             out.append(deposit(snap.agent_name, snap.given, rel, memory))
     return out
 
@@ -133,7 +133,12 @@ class FleetEffects:
     # -- the deposit and the models -------------------------------------------------------
 
     def read(self, d: Deposit) -> str | Failed:
-        text = read_text(Path(d.path))
+        """The deposit's text, read through kb.io.safe_read against the walk of its base."""
+        snap = next((b.snapshot for b in self.memory.bases if b.snapshot.given == d.base), None)
+        if snap is None:
+            return Failed(f"{d.path} is not in a base this run opened")
+        rel = Path(os.path.relpath(d.path, d.base)).as_posix()
+        text = read_deposit(snap, rel)
         return Failed(text.reason) if isinstance(text, Unread) else text
 
     def _ask(self, command: str, prompt: str) -> str | Failed:

@@ -176,6 +176,7 @@ def list_files(inp: ListInput) -> Outcome:
     except OpenError as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
     with memory:
+        warnings = open_warnings(memory)
         if inp.where or inp.sort is not None:
             from kb.io.served import listed
 
@@ -183,12 +184,12 @@ def list_files(inp: ListInput) -> Outcome:
         else:
             rows = memory.list(facets.unwrap())
     if inp.json:
-        return Outcome(stdout=dumps([row_json(r) for r in rows]) + "\n")
+        return Outcome(stdout=dumps([row_json(r) for r in rows]) + "\n", stderr=warnings)
     lines = [row_line(r) for r in rows]
     lines += ["", counted(len(rows), "file")]
     if not inp.all:
         lines.append("  the private layer is not listed. --all includes it")
-    return Outcome(stdout="\n".join(lines) + "\n")
+    return Outcome(stdout="\n".join(lines) + "\n", stderr=warnings)
 
 
 def fleet(inp: FleetInput) -> Outcome:
@@ -197,9 +198,11 @@ def fleet(inp: FleetInput) -> Outcome:
     except OpenError as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
     with memory:
+        warnings = open_warnings(memory)
         if inp.json:
             from kb.pure.fleetcard import describe_json
             from kb.pure.jsonout import dumps
 
-            return Outcome(stdout=dumps(describe_json(*memory.fleet_card())) + "\n")
-        return Outcome(stdout=memory.describe())
+            card = dumps(describe_json(*memory.fleet_card())) + "\n"
+            return Outcome(stdout=card, stderr=warnings)
+        return Outcome(stdout=memory.describe(), stderr=warnings)

@@ -102,7 +102,7 @@ def test_every_spelling_of_a_folder_names_it(fleet: Path, line: str) -> None:
     assert "E10" not in run(["check", str(fleet)]).stdout
 
 
-@pytest.mark.parametrize("line", ["Records", "recrods", "./secret"])
+@pytest.mark.parametrize("line", ["recrods", "./secret"])
 def test_a_private_line_naming_nothing_keeps_the_defaults_and_says_so(
     fleet: Path, line: str
 ) -> None:
@@ -114,6 +114,23 @@ def test_a_private_line_naming_nothing_keeps_the_defaults_and_says_so(
     check = run(["check", str(fleet)])
     assert check.code == 1 and "E10" in check.stdout
     assert "names no folder in this base" in run(["index", str(fleet)]).stderr
+
+
+@pytest.mark.parametrize("line", ["Records", "RECORDS", "rеcords"])  # the last: a Cyrillic е
+def test_a_private_line_spelled_otherwise_names_the_folder_people_see_and_says_so(
+    fleet: Path, line: str
+) -> None:
+    # Issue 24, part 3: names are compared as people see them. `Records` names `records/`
+    # (it is no longer E10, which kept the defaults and hid what the line meant), and every
+    # verb that opens the base says the two are spelled apart (W10 in `kb check`).
+    (fleet / "fleet" / "ada" / "agent.txt").write_text(f"name = Ada\nprivate = {line}\n")
+    _assert_hidden(_served(fleet))
+    route = run(["route", "quillfeather", str(fleet)])
+    assert "kept private as" in route.stderr and "records/" in route.stderr
+    assert route.stderr.count("\n") == 1
+    check = run(["check", str(fleet)])
+    assert "W10" in check.stdout and "E10" not in check.stdout
+    assert "kept private as" in run(["index", str(fleet)]).stderr
 
 
 # -- the same rule as a property: any mix of links to the private layer, under any names ------

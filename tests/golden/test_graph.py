@@ -19,6 +19,18 @@ import pytest
 from tests.conftest import REPO, RunKb, check_golden
 
 FIXTURE = REPO / "tests" / "fixtures" / "graph-fleet"
+# What every verb that opens this fixture warns about (issue 24: graph and links warn as
+# route does): `person/` holds no map, so no index is made in it.
+FALLBACK = (
+    "kb: person: nothing is indexed here and the folder cannot be written; answering from "
+    "the notes' headers alone, with no text index\n"
+)
+
+
+def _own(stderr: str) -> str:
+    """The verb's own stderr, after the open's warning."""
+    assert stderr.startswith(FALLBACK), stderr
+    return stderr.removeprefix(FALLBACK)
 
 
 @pytest.fixture
@@ -51,14 +63,14 @@ GRAPHS: list[tuple[str, list[str]]] = [
 @pytest.mark.parametrize(("golden", "args"), LINKS, ids=[c[0] for c in LINKS])
 def test_links(fleet: Path, kb: RunKb, golden: str, args: list[str]) -> None:
     out = kb(["links", *args], cwd=fleet)
-    assert (out.code, out.stderr) == (0, "")
+    assert (out.code, out.stderr) == (0, FALLBACK)
     check_golden(f"graph/{golden}", out.stdout)
 
 
 @pytest.mark.parametrize(("golden", "args"), GRAPHS, ids=[c[0] for c in GRAPHS])
 def test_graph(fleet: Path, kb: RunKb, golden: str, args: list[str]) -> None:
     out = kb(["graph", *args], cwd=fleet)
-    assert (out.code, out.stderr) == (0, "")
+    assert (out.code, out.stderr) == (0, FALLBACK)
     check_golden(f"graph/{golden}", out.stdout)
 
 
@@ -118,14 +130,15 @@ def test_private_notes_only_with_all(fleet: Path, kb: RunKb, args: list[str]) ->
 def test_errors(fleet: Path, kb: RunKb) -> None:
     ambiguous = kb(["links", "notes"], cwd=fleet)
     assert ambiguous.code == 2 and ambiguous.stdout == ""
-    assert ambiguous.stderr == (
+    assert _own(ambiguous.stderr) == (
         "kb: 'notes' names 2 notes: alpha/knowledge/notes.md, alpha/tools/notes.md. "
         "Name one as base/path\n"
     )
     assert kb(["links", "alpha/tools/notes"], cwd=fleet).code == 0
     unknown = kb(["links", "secret-plan"], cwd=fleet)
     assert unknown.code == 1
-    assert unknown.stderr.startswith("kb: no note in scope is called 'secret-plan' (the private")
+    said = _own(unknown.stderr)
+    assert said.startswith("kb: no note in scope is called 'secret-plan' (the private")
     assert kb(["links", "secret-plan", "--all"], cwd=fleet).code == 0
     missing = kb(["links"], cwd=fleet)
     assert missing.code == 2
@@ -141,7 +154,7 @@ def test_errors(fleet: Path, kb: RunKb) -> None:
     assert both.code == 2 and "not both" in both.stderr
     nokey = kb(["graph", "--key", "offsite"], cwd=fleet)  # declared only by a private note
     assert nokey.code == 1
-    assert nokey.stderr.startswith("kb: no note in scope declares the key 'offsite'")
+    assert _own(nokey.stderr).startswith("kb: no note in scope declares the key 'offsite'")
     assert kb(["graph", "--key", "offsite", "--all"], cwd=fleet).code == 0
     assert kb(["graph", "--note", "nowhere"], cwd=fleet).code == 1
     gone = kb(["links", "backups", str(fleet / "no-such-base")], cwd=fleet)

@@ -244,7 +244,9 @@ class BaseSpec:
                 folders = tuple(f.strip().rstrip("/") for f in self.private_decl if f.strip())
                 # A declared folder with nothing on disk names nothing: the defaults then
                 # stay private beside the declaration (kb.pure.manifest.fail_closed).
-                if any(f not in self._folders_on_disk() for f in folders):
+                # Names are compared as people see them (issue 24): here, letter case.
+                on_disk = {d.casefold() for d in self._folders_on_disk()}
+                if any(f.casefold() not in on_disk for f in folders):
                     return False, (*folders, *DEFAULT_PRIVATE)
                 return False, folders
         if self.name.lower() == "person":
@@ -257,8 +259,13 @@ class BaseSpec:
         return found | set(self.extra_dirs)
 
     def is_private(self, rel: str) -> bool:
+        """Whether `rel` is in the private layer; folder names compared as people see them
+        (the generated names are ASCII, so that is letter case: `Records/` is `records/`)."""
         whole, folders = self.private_rule()
-        return whole or any(rel == f or rel.startswith(f + "/") for f in folders)
+        low = rel.casefold()
+        return whole or any(
+            low == f.casefold() or low.startswith(f.casefold() + "/") for f in folders
+        )
 
 
 @dataclass(frozen=True)

@@ -107,3 +107,25 @@ def test_an_unstamped_index_is_prepared_in_one_transaction(tmp_path: Path) -> No
         assert store.conn.execute("PRAGMA user_version").fetchone()[0] > 0
     finally:
         store.close()
+
+
+def test_an_index_from_before_judged_reads_reads_every_note_again(
+    example_fleet: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 24, F6: before version 14 a note was read by path, so a swap could leave a
+    record's text under a public note's hash, `unchanged` forever after. An index stamped
+    older keeps its rows but clears every hash, so the next `kb index` reads each note
+    again, through the judged reader."""
+    from kb.io.store import JUDGED_READS_VERSION
+    from kb.shell.main import run
+
+    monkeypatch.setenv("KB_MISSES_PATH", str(tmp_path / "misses.txt"))
+    base = example_fleet / "fleet" / "ada"
+    assert run(["index", str(base)]).code == 0
+    conn = sqlite3.connect(db_path(base))
+    conn.execute(f"PRAGMA user_version = {JUDGED_READS_VERSION - 1}")
+    conn.commit()
+    conn.close()
+    again = run(["index", str(base)])
+    assert again.code == 0
+    assert "ada        7 reindexed, 0 unchanged, 0 removed" in again.stdout, again.stdout

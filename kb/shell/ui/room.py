@@ -161,17 +161,29 @@ class Room:
 class Reader:
     """Holds the open Room and runs every call on it on one worker thread."""
 
-    def __init__(self, paths: Sequence[str], include_private: bool) -> None:
+    def __init__(
+        self,
+        paths: Sequence[str],
+        include_private: bool,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self.paths = list(paths) or ["."]
         self.include_private = include_private
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-ui-room")
         self._room: Room | None = None
+        # told each warning a reload brings that the open before did not have
+        self._warn = warn
 
     def _open(self) -> None:
         room = Room.open(self.paths, self.include_private)
         old, self._room = self._room, room
         if old is not None:
+            before = set(old.memory.warnings())
             old.close()
+            if self._warn is not None:
+                for line in room.memory.warnings():
+                    if line not in before:
+                        self._warn(line)
 
     def open_now(self) -> Room:
         """Open (or re-open) synchronously; raises what opening raises."""

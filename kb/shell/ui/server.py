@@ -270,6 +270,14 @@ def start_line(port: int, agents: int, entries: int, private: bool) -> str:
     return f"kb ui: http://{LOOPBACK}:{port}/  ({counts}{scope})\n"
 
 
+def _warn(line: str) -> None:
+    try:
+        sys.stderr.write(f"kb ui: {line}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass  # a closed stderr must not stop the room
+
+
 def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -290,12 +298,14 @@ def serve(paths: list[str], port: int, include_private: bool) -> int:
 def _serve(paths: list[str], port: int, include_private: bool) -> int:
     import uvicorn
 
+    from kb.shell.ui.guard import GuardedH11, accept_burst, connection_cap, request_timeout
+
     try:
         sock = bind_loopback(LOOPBACK, port)
     except OSError as e:
         sys.stderr.write(f"kb ui: cannot bind {LOOPBACK}:{port}: {e.strerror or e}\n")
         return 1
-    reader = Reader(paths, include_private)
+    reader = Reader(paths, include_private, warn=_warn)
     try:
         room = reader.open_now()
     except OpenError as e:
@@ -305,7 +315,12 @@ def _serve(paths: list[str], port: int, include_private: bool) -> int:
     sys.stderr.write(
         start_line(port, room.memory.agent_count(), room.memory.entry_count(), include_private)
     )
+    # What every verb that opens the bases warns about, after the address line
+    for line in room.memory.warnings():
+        _warn(line)
     sys.stderr.flush()
+    cap = connection_cap()
+    protocol = type("RoomProtocol", (GuardedH11,), {"cap": cap, "timeout": request_timeout()})
     config = uvicorn.Config(
         build_app(reader, secrets.token_hex(16)),
         host=LOOPBACK,
@@ -314,9 +329,20 @@ def _serve(paths: list[str], port: int, include_private: bool) -> int:
         access_log=False,
         lifespan="off",
         ws="none",
+        http=protocol,  # a deadline per request and a cap on connections (kb.shell.ui.guard)
         proxy_headers=False,
         server_header=False,
         timeout_graceful_shutdown=2,
+        timeout_keep_alive=5,
+        # asyncio accepts up to `backlog` connections at a time before any of them reaches the
+        # protocol (where one past the cap is closed): a small figure keeps a burst of
+        # clients from taking every descriptor first (kb.shell.ui.guard)
+        backlog=accept_burst(cap),
+        # requests past the cap are closed at accept; this bounds the tasks behind them
+        limit_concurrency=cap + 1,
+        # a request line and headers arriving in pieces are held up to this much: the query
+        # string's own bound (MAX_QUERY_BYTES, answered 414) plus room for the headers
+        h11_max_incomplete_event_size=MAX_QUERY_BYTES + 16 * 1024,
     )
     try:
         uvicorn.Server(config).run(sockets=[sock])
