@@ -96,9 +96,11 @@ def build_demo(fixture: Path, work: Path) -> Path:
 def measure_kb(fleet: Path, rows: Sequence[Row]) -> dict[str, float]:
     """The retrieval and verdict figures of one fleet over one gold file."""
     answerable = [r for r in rows if r[1]]
-    counts = dict.fromkeys(
-        ("top1", "top5", "hit_right", "hit_wrong", "guess", "nothing"), 0
-    ) | {"refuse_hit": 0, "refuse_guess": 0, "refuse_nothing": 0}
+    counts = dict.fromkeys(("top1", "top5", "hit_right", "hit_wrong", "guess", "nothing"), 0) | {
+        "refuse_hit": 0,
+        "refuse_guess": 0,
+        "refuse_nothing": 0,
+    }
     rr = 0.0
     times: list[float] = []
     with Memory.open([str(fleet)]) as memory:
@@ -230,8 +232,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 fleet = build_demo(demo, work)
                 runs.append(("demo (its gold)", fleet, demo / "gold.tsv", False))
                 runs.append(
-                    ("demo (blind abstention set)", fleet,
-                     CORPORA / "demo-abstention" / "gold.tsv", False)
+                    (
+                        "demo (blind abstention set)",
+                        fleet,
+                        CORPORA / "demo-abstention" / "gold.tsv",
+                        False,
+                    )
                 )
             else:
                 print(f"skipped demo: no fixture at {demo}", file=sys.stderr)

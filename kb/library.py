@@ -65,9 +65,7 @@ def index(paths: PathArg | Sequence[PathArg] = ".", all: bool = False) -> Indexe
 
     warnings: list[str] = []
     try:
-        lines, files, exempt, unreachable, unreadable = index_report(
-            paths_of(paths), all, warnings
-        )
+        lines, files, exempt, unreachable, unreadable = index_report(paths_of(paths), all, warnings)
     except IndexFailure as e:
         raise IndexFailed(str(e)) from e
     return Indexed(

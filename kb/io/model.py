@@ -54,6 +54,7 @@ class ModelReply:
     reason: str  # "" when it answered
     elapsed_s: float
     cut: bool = False  # the reply passed MAX_REPLY_BYTES and was cut there
+
     @property
     def answered(self) -> bool:
         return self.text is not None
@@ -176,9 +177,7 @@ def _feed(pipe: IO[bytes] | None, data: bytes) -> None:
         pipe.close()
 
 
-def _exchange(
-    proc: subprocess.Popen[bytes], data: bytes, timeout: float
-) -> tuple[bytes, bool]:
+def _exchange(proc: subprocess.Popen[bytes], data: bytes, timeout: float) -> tuple[bytes, bool]:
     """Send `data`, read the reply until EOF and the child's exit, at most `MAX_REPLY_BYTES`
     of it. Returns (reply, cut); raises TimeoutExpired past `timeout` seconds."""
     deadline = time.monotonic() + timeout

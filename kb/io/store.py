@@ -1437,17 +1437,19 @@ class Store:
             for w in everyday
             if self.conn.execute("SELECT 1 FROM temp.kb_vocab WHERE term = ?", (w,)).fetchone()
         }
+        # A file indexed with no chunk has the span (n, n - 1): it has no title to sample,
+        # and its `first` is the next file's chunk.
         spans = {
             str(path): (int(first), int(last))
             for path, first, last in self.conn.execute(
-                "SELECT path, first, last FROM chunk_spans"
+                "SELECT path, first, last FROM chunk_spans WHERE last >= first"
             )
         }
         titles: list[tuple[str, int]] = []
         for path in title_sample(list(spans)):
             first, last = spans[path]
             row = self.conn.execute(
-                "SELECT heading_path FROM chunks WHERE rowid = ?", (first,)
+                "SELECT heading_path FROM chunks WHERE rowid = ? AND path = ?", (first, path)
             ).fetchone()
             if row is not None and row[0]:
                 titles.append((str(row[0]).split(" > ", 1)[0], last - first + 1))

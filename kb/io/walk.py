@@ -239,8 +239,6 @@ def _inside(real: str, real_root: str) -> str | None:
 UNREAD_FOLDER = "{reason}; this folder was skipped and the rest of the base was read"
 
 
-
-
 def _walk(
     root: Path,
     rel_prefix: str,
@@ -314,9 +312,7 @@ def _walk(
                 continue  # a dangling link is not a file
             if real_rel is None:
                 problem = OUTSIDE.format(what="a file")
-                out.append(
-                    (prefix + label, st.st_size, st.st_mtime_ns, problem, "", 0, 0, 1, True)
-                )
+                out.append((prefix + label, st.st_size, st.st_mtime_ns, problem, "", 0, 0, 1, True))
                 continue
             size = st.st_size
             problem = (
@@ -398,9 +394,7 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
     # path behind links, and every other hard link to the same file inside the base.
     covers, memo = layer.cover_memo()
     private_twins = {
-        (r[5], r[6])
-        for r in raw
-        if r[7] > 1 and (covers(r[0]) or (r[4] != r[0] and covers(r[4])))
+        (r[5], r[6]) for r in raw if r[7] > 1 and (covers(r[0]) or (r[4] != r[0] and covers(r[4])))
     }
     if unread:
         # A folder the walk could not list may hold another name of a multiply-linked file,

@@ -232,9 +232,7 @@ def counted_words(text: str) -> list[str]:
 def everyday_words() -> tuple[str, ...]:
     """Every distinct counted word of the everyday questions, sorted: what each base
     looks up in its vocabulary once per change of its index."""
-    return tuple(
-        sorted({w for qs in EVERYDAY.values() for q in qs for w in counted_words(q)})
-    )
+    return tuple(sorted({w for qs in EVERYDAY.values() for q in qs for w in counted_words(q)}))
 
 
 @cache
@@ -318,9 +316,7 @@ def title_sample(paths: Sequence[str], limit: int = TITLE_SAMPLE) -> list[str]:
     return [ordered[int(i * step)] for i in range(limit)]
 
 
-def title_words_known(
-    title: str, chunks: int, chunk_df: dict[str, int]
-) -> tuple[int, int]:
+def title_words_known(title: str, chunks: int, chunk_df: dict[str, int]) -> tuple[int, int]:
     """(known, words) for one note's title. Every chunk of a note carries its title in its
     heading path, so a title word is in at least `chunks` chunks; in more, and another note
     holds it too."""

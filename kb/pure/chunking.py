@@ -45,7 +45,10 @@ def windows(body: str) -> list[str]:
         out.append(body[start:end].strip())
         if end >= n:
             break
-        start = max(end - OVERLAP_CHARS, start + 1)
+        # The next window starts one overlap before this one's end; a window shorter than
+        # the overlap (a break just past a third of a span of 3-byte characters) is not
+        # overlapped, or each window would move on by one character.
+        start = end - OVERLAP_CHARS if end - OVERLAP_CHARS > start else end
     return [w for w in out if w]
 
 

@@ -331,8 +331,7 @@ COMMANDS += (
     Command(
         "panel",
         (
-            "kb panel <artifact> [path] --owner <agent> [--reviewer <agent>]... [--out D]"
-            " [--json]",
+            "kb panel <artifact> [path] --owner <agent> [--reviewer <agent>]... [--out D] [--json]",
             "kb panel <artifact> [path] --from <agent> (--objection <text> [--blocking]",
             "                                          | --nothing | --not-returned)"
             " [--why <text>]",
@@ -413,10 +412,38 @@ BY_NAME: dict[str, Command] = {c.name: c for c in COMMANDS}
 
 # The order of the original's usage block, which readers of its docs know by heart.
 USAGE_ORDER = (
-    "check", "index", "list", "route", "answer", "remember", "init", "write", "source",
-    "sources", "fleet", "blocks", "eval", "commit", "boot", "ingest", "promote", "consolidate",
-    "handoff", "ui", "capture", "serve", "misses", "misroute", "misroutes", "abstentions",
-    "panel", "rejections", "links", "graph", "sync", "merge-driver",
+    "check",
+    "index",
+    "list",
+    "route",
+    "answer",
+    "remember",
+    "init",
+    "write",
+    "source",
+    "sources",
+    "fleet",
+    "blocks",
+    "eval",
+    "commit",
+    "boot",
+    "ingest",
+    "promote",
+    "consolidate",
+    "handoff",
+    "ui",
+    "capture",
+    "serve",
+    "misses",
+    "misroute",
+    "misroutes",
+    "abstentions",
+    "panel",
+    "rejections",
+    "links",
+    "graph",
+    "sync",
+    "merge-driver",
 )
 
 

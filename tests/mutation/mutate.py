@@ -51,7 +51,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "privacy": (
         "kb/pure/manifest.py",
-        ("tests/unit/test_private_layer.py",),
+        ("tests/unit/test_private_layer.py", "tests/properties/test_names_properties.py"),
     ),
     "merge": (
         "kb/pure/merge.py",

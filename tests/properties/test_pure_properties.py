@@ -278,8 +278,9 @@ _stats = st.builds(
     TextStats,
     st.integers(0, 10_000),
     st.integers(0, 1_000_000),
-    st.dictionaries(st.sampled_from(("tide", "moon", "floor", "piso", "x")), st.integers(0, 99))
-    .map(lambda d: tuple(d.items())),
+    st.dictionaries(
+        st.sampled_from(("tide", "moon", "floor", "piso", "x")), st.integers(0, 99)
+    ).map(lambda d: tuple(d.items())),
 )
 
 

@@ -4,6 +4,7 @@ it protects; the mutation run of kb/pure/calibration.py is killed by these)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +98,28 @@ def test_the_known_share_counts_words_not_numbers() -> None:
     assert known_share(["alpha", "beta", "gamma", "delta"], {"alpha"}) == pytest.approx(0.25)
     assert known_share(["alpha", "beta"], {"alpha", "beta"}) == 1.0
     assert everyday_words() == tuple(sorted(set(everyday_words())))
+
+
+def test_a_note_with_no_chunk_gives_the_sample_no_title(tmp_path: Path) -> None:
+    """A note indexed with no chunk has the span (n, n - 1), whose first rowid is the next
+    file's chunk: the sample must not take that file's title for its own."""
+    from kb.io.indexer import index_bases
+    from kb.io.store import Store
+
+    base = tmp_path / "ada"
+    (base / "knowledge").mkdir(parents=True)
+    (base / "agent.txt").write_text("name = Ada\n", encoding="utf-8")
+    (base / "MAP.md").write_text("# Ada\n", encoding="utf-8")
+    (base / "knowledge" / "a-keys-only.md").write_text(
+        "# Lantern\n\n**Search for:** `lantern`\n", encoding="utf-8"
+    )
+    (base / "knowledge" / "b-tides.md").write_text(
+        "# Spring tides\n\ntides twice a month\n", encoding="utf-8"
+    )
+    index_bases([str(base)], False)
+    store = Store.open(base)
+    try:
+        measured = store.calibration()
+    finally:
+        store.close()
+    assert measured.title_words == 2  # `spring`, `tides`: b's title once, not twice

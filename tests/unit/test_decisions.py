@@ -671,3 +671,59 @@ def test_front_matter_is_skipped_and_text_before_any_heading_is_kept() -> None:
     text = "---\ntitle: x\n---\nloose line\n\n# T\n\nbody\n"
     parts = [(c.heading_path, c.text) for c in chunk(text)]
     assert parts == [("", "loose line"), ("T", "body")]
+
+
+def test_an_alias_of_no_words_is_skipped_and_the_next_line_still_applies() -> None:
+    aliases = (("the", "nothing"), ("k8s", "kubernetes"))
+    assert expand(["k8s"], aliases) == ["k8s", "kubernetes"]
+
+
+def test_a_one_word_alias_matches_a_whole_word_only() -> None:
+    assert expand(["dbx"], (("db", "database"),)) == ["dbx"]
+    assert expand(["db"], (("db", "database"),)) == ["db", "database"]
+
+
+def test_a_word_two_lines_add_is_added_once() -> None:
+    aliases = (("k8s", "kubernetes cluster"), ("kube", "kubernetes"))
+    assert expand(["k8s", "kube"], aliases) == ["k8s", "kube", "kubernetes", "cluster"]
+
+
+def test_the_last_window_ends_at_the_body_without_a_search_for_a_break() -> None:
+    body = "a" * 1700 + "\n\n" + "b" * 1000 + "\n\n" + "c" * 300
+    parts = windows(body)
+    assert len(parts) == 2
+    assert parts[1].endswith("c" * 300) and parts[1].startswith("a" * 300)
+
+
+def test_triple_backticks_inside_a_line_open_no_fence() -> None:
+    text = "# T\n\nsay ```x``` here\n\n## After\n\nbody\n"
+    assert [c.heading_path for c in chunk(text)] == ["T", "T > After"]
+
+
+def test_no_chunks_or_tokens_means_no_length_normalisation() -> None:
+    cand = Candidate("ada", "a.md", 1, 0, "", "", ({}, {"backup": 1}, 7))
+    for stats in (TextStats(0, 0, ()), TextStats(0, 5, ()), TextStats(3, 0, ())):
+        [s] = score_chunks(["backup"], [cand], stats, {})
+        w = term_weights(["backup"], stats)["backup"]
+        assert s.score == pytest.approx(w * (K1 + 1) / (1 + K1))
+
+
+def test_a_page_counts_a_question_word_with_no_known_variants_as_itself() -> None:
+    from kb.pure.textrank import page_score
+
+    score, held = page_score(({}, {"backup": 1}, 10), {"backup": 1.0}, {}, 10.0)
+    assert score > 0 and held == {"backup"}
+
+
+def test_short_windows_of_wide_characters_do_not_creep_one_character_at_a_time() -> None:
+    """A break just past a third of a span (in bytes) can lie fewer characters ahead than the
+    overlap when each character takes three bytes: the next window must still move on."""
+    # 250 three-byte characters: 750 bytes, past a third of a span, but fewer characters
+    # than the overlap; before the fix this body made 52 windows, 250, 249, 248, ... long
+    body = "語" * 250 + "\n\n" + "x" * 3000
+    parts = windows(body)
+    # the second window starts right after the first (its leading blank line stripped); the
+    # third starts one overlap before the second's end and runs to the end of the body
+    second_end = 250 + MAX_CHARS
+    assert [len(p) for p in parts] == [250, MAX_CHARS - 2, len(body) - (second_end - OVERLAP_CHARS)]
+    assert parts[1].startswith("x") and "".join(parts).count("語") == 250

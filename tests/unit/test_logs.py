@@ -49,3 +49,25 @@ def test_the_reader_skips_what_is_not_a_row_and_keeps_the_rest() -> None:
         + "1    2026-11-0"
     )
     assert parse(text) == [Miss(1, "2026-11-03", "2026-11-04", "GOOD QUESTION", ())]
+
+
+def test_questions_are_told_apart_as_lowercase_not_as_uppercase() -> None:
+    """`straße` and `STRASSE` are two questions (their lowercase differs), though their
+    uppercase is one word."""
+    text = HEADER + "\n1    d1 d1 straße\n1    d2 d2 STRASSE\n"
+    assert {m.question for m in parse(text)} == {"straße", "STRASSE"}
+
+
+def test_an_eighteen_digit_count_is_read_and_a_longer_one_is_not() -> None:
+    text = HEADER + "\n" + "9" * 18 + " d d eighteen\n" + "9" * 19 + " d d nineteen\n"
+    assert [m.question for m in parse(text)] == ["eighteen"]
+
+
+def test_a_carriage_return_in_an_offer_becomes_a_space() -> None:
+    [m] = record([], "q", ["a\rb"], "d")
+    assert m.looked_like == ("a b",)
+
+
+def test_an_offer_line_before_any_row_belongs_to_no_question() -> None:
+    text = HEADER + "\n     looked like: stray\n1    d d real\n"
+    assert parse(text) == [Miss(1, "d", "d", "real", ())]

@@ -164,3 +164,28 @@ def test_an_unmatched_declaration_is_named_with_what_stays_private() -> None:
         "base spells it, relative to the base (`records`, `notes/secret`), or `.` for the "
         "whole base"
     )
+
+
+def test_only_slashes_are_stripped_from_the_ends_of_an_entry() -> None:
+    # A folder whose name starts or ends in letters a careless strip might eat.
+    assert private_entry("/XXfiles/") == "XXfiles"
+    assert private_entry("XX/") == "XX"
+    assert private_entry("./XX/**") == "XX"
+
+
+def test_look_alikes_are_found_at_the_declared_depth_and_named_once_in_order() -> None:
+    layer = PrivateLayer(whole=False, folders=("notes/diary",), declared=True)
+    rels = ["notes/Diary/a.md", "notes/Diary/b.md", "notes/diary/c.md", "notes", "Notes/DIARY/x.md"]
+    assert layer.lookalikes(rels) == (
+        ("notes/diary", "Notes/DIARY"),
+        ("notes/diary", "notes/Diary"),
+    )
+    # A path shorter than the declared folder cannot be inside it.
+    assert layer.lookalikes(["notes"]) == ()
+
+
+def test_look_alikes_of_kept_default_folders_are_named_and_a_whole_base_has_none() -> None:
+    mistyped = PrivateLayer(whole=False, folders=("Recrods",), declared=True)
+    closed = fail_closed(mistyped, ("Recrods",))
+    assert ("records", "RECORDS") in closed.lookalikes(["RECORDS/x.md"])
+    assert PrivateLayer(whole=True, folders=()).lookalikes(["RECORDS/x.md"]) == ()
