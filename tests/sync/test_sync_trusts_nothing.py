@@ -1,0 +1,301 @@
+"""A sync that trusts nothing it pulled (issue 24, part 4): each failure the outside pass
+found, reproduced over real git with real `kb` processes (tests/sync/gitfleet.py), and
+proved closed. Docs: docs/security.md, "A pushed remote".
+
+Every kb call here runs from outside the repository (`cwd=tmp_path`), as an installed `kb`
+does: `python -m` from inside it would import a planted `kb/` package in the test's own
+process, which is not what is being tested.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from kb.pure import misslog
+from tests.sync.gitfleet import (
+    QUESTIONS,
+    Ran,
+    clone,
+    git,
+    git_env,
+    kb,
+    seeded_remote,
+    tracked,
+)
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return git_env(tmp_path / "home")
+
+
+@pytest.fixture
+def pair(tmp_path: Path, env: dict[str, str]) -> tuple[Path, Path]:
+    remote = seeded_remote(tmp_path, env)
+    one, two = clone(remote, tmp_path / "one", env), clone(remote, tmp_path / "two", env)
+    for repo in (one, two):
+        sync(repo, env)
+    return one, two
+
+
+def run_kb(args: list[str], repo: Path, env: dict[str, str], stdin: str | None = None) -> Ran:
+    return kb(args, repo.parent, env, stdin)
+
+
+def sync(repo: Path, env: dict[str, str], code: int = 0) -> Ran:
+    got = run_kb(["sync", str(repo)], repo, env)
+    assert got.code == code, got.stdout + got.stderr
+    assert "Traceback" not in got.stderr
+    return got
+
+
+def refuse(repo: Path, env: dict[str, str], question: str) -> None:
+    got = run_kb(["route", question, str(repo)], repo, env)
+    assert got.stdout.startswith("verdict:  nothing"), got.stdout
+
+
+def write(repo: Path, env: dict[str, str], agent: str, slug: str) -> Path:
+    made = run_kb(
+        ["write", agent, slug, str(repo), "--keys", f"{slug}x, {slug}y", "--summary", slug],
+        repo,
+        env,
+        stdin=f"What {slug} says.\n",
+    )
+    assert made.code == 0, made.stderr
+    note = repo / "fleet" / agent / "knowledge" / f"{slug}.md"
+    done = run_kb(["commit", str(note), "-m", f"note {slug}"], repo, env)
+    assert done.code == 0, done.stderr
+    return note
+
+
+def push_by_hand(repo: Path, env: dict[str, str], message: str, *paths: str) -> None:
+    """What anyone who can push does, without kb: add (forced past .gitignore), commit, push."""
+    git(["add", "-f", "--", *paths], repo, env)
+    git(["commit", "-q", "-m", message], repo, env)
+    git(["push", "-q", "origin", "HEAD:main"], repo, env)
+
+
+def misses(repo: Path) -> dict[str, int]:
+    text = (repo / "kb-misses.txt").read_bytes().decode("utf-8", "surrogateescape")
+    return {m.question: m.count for m in misslog.parse(text)}
+
+
+# -- F1 ---------------------------------------------------------------------------------------
+
+
+def test_a_pushed_kb_package_is_never_imported_by_the_merge_driver(
+    pair: tuple[Path, Path], env: dict[str, str], tmp_path: Path
+) -> None:
+    """F1: git runs a merge driver from the top of the work tree, and `python -m` puts that
+    folder first on the import path; the driver runs in isolated mode, so a pushed `kb/`
+    there is never imported, and the merge it was pulled with still works."""
+    one, two = pair
+    marker = tmp_path / "planted-ran"
+    package = one / "kb"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        f"import pathlib, sys\npathlib.Path({str(marker)!r}).write_text(repr(sys.argv))\n"
+    )
+    refuse(one, env, QUESTIONS[0])
+    write(one, env, "ada", "from-one")
+    push_by_hand(one, env, "a package", "kb")
+    sync(one, env)
+    refuse(two, env, QUESTIONS[0])  # both sides change the miss log and ada's map: drivers run
+    write(two, env, "ada", "from-two")
+    out = sync(two, env).stdout
+    assert "pulled" in out
+    assert not marker.exists(), marker.read_text()
+    assert (two / "kb" / "__init__.py").is_file()  # it was pulled, and sat at the top
+    driver = git(["config", "--local", "--get", "merge.kb-misses.driver"], two, env)
+    assert driver.startswith(f"{sys.executable} -I -m kb.shell.main merge-driver misses ")
+    assert misses(two) == {QUESTIONS[0]: 2}
+    ada_map = (two / "fleet" / "ada" / "MAP.md").read_text()
+    assert "[[from-one]]" in ada_map and "[[from-two]]" in ada_map
+
+
+# -- F2 ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["fleet/ada/knowledge/*.md merge=kb-misses", "*.md merge=union", "*.txt merge=kb-log"],
+)
+def test_a_pushed_gitattributes_line_routing_other_files_through_kb_drivers_or_union_is_refused(
+    pair: tuple[Path, Path], env: dict[str, str], line: str
+) -> None:
+    """F2: a note edited on both sides, with a pushed line sending notes through the miss
+    log's driver, was cut to its first line and pushed; `union` kept both versions without
+    a word. Now the pull is refused before anything is committed or rebased."""
+    one, two = pair
+    note = write(one, env, "ada", "shared")
+    sync(one, env)
+    sync(two, env)
+    other = two / note.relative_to(one)
+    attributes = one / ".gitattributes"
+    attributes.write_text(attributes.read_text() + line + "\n")
+    note.write_text(note.read_text() + "\nOne adds a long paragraph here.\n")
+    push_by_hand(one, env, "route notes", ".gitattributes", str(note.relative_to(one)))
+    other.write_text(other.read_text() + "\nTwo adds its own paragraph.\n")
+    git(["commit", "-q", "-am", "two edits"], two, env)
+    head = git(["rev-parse", "HEAD"], two, env)
+    before = other.read_bytes()
+    got = sync(two, env, code=1)
+    assert got.stderr.count("\n") == 1
+    assert "sync refused what origin/main brings" in got.stderr
+    assert f".gitattributes: `{line}`" in got.stderr
+    assert "Nothing was changed here" in got.stderr
+    assert git(["rev-parse", "HEAD"], two, env) == head
+    assert other.read_bytes() == before
+    assert not (two / ".git" / "rebase-merge").exists()
+
+
+def test_the_merge_driver_refuses_a_file_that_is_not_its_own(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """F2, under a plain `git pull` that kb does not see: the driver git was sent to by a
+    pushed line leaves the note as it is and reports a conflict, never a note cut down to
+    what a log parser keeps."""
+    base, ours, theirs = (tmp_path / n for n in ("O", "A", "B"))
+    note = "# Backups\n\n" + "A long paragraph a person wrote.\n" * 30
+    base.write_text(note)
+    ours.write_text(note + "\nmine\n")
+    theirs.write_text(note + "\ntheirs\n")
+    files = [str(base), str(ours), str(theirs)]
+    for kind in ("misses", "log", "map"):
+        got = kb(["merge-driver", kind, *files, "fleet/ada/knowledge/backups.md"], tmp_path, env)
+        assert got.code == 1 and got.stderr.count("\n") == 1
+        assert "is not a" in got.stderr and "kb does not merge it" in got.stderr
+        assert ours.read_text() == note + "\nmine\n"
+
+
+def test_kb_attribute_lines_are_pinned_where_a_pushed_gitattributes_cannot_override_them(
+    pair: tuple[Path, Path], env: dict[str, str]
+) -> None:
+    one, two = pair
+    sub = one / "fleet" / ".gitattributes"
+    sub.write_text("kb-misses.txt merge=binary\nMAP.md -merge\n")
+    push_by_hand(one, env, "unroute kb files", "fleet/.gitattributes")
+    sync(two, env)  # nothing in it routes files through union or a kb driver: pulled
+    for path, driver in (("kb-misses.txt", "kb-misses"), ("fleet/ada/MAP.md", "kb-map")):
+        said = git(["check-attr", "merge", "--", path], two, env)
+        assert said.strip() == f"{path}: merge: {driver}"
+
+
+# -- F3 (the pull) ----------------------------------------------------------------------------
+
+
+def test_a_pull_that_adds_an_index_is_refused(pair: tuple[Path, Path], env: dict[str, str]) -> None:
+    """F3: a pushed `.kb/index.db` holding planted chunks was served as a real note's
+    passage. A pull that brings anything under `.kb/` is refused, and so is a repository
+    that tracks one."""
+    one, two = pair
+    assert run_kb(["index", str(one)], one, env).code == 0
+    push_by_hand(one, env, "an index", "fleet/ada/.kb/index.db")
+    head = git(["rev-parse", "HEAD"], two, env)
+    got = sync(two, env, code=1)
+    assert "adds fleet/ada/.kb/index.db" in got.stderr and "never tracked" in got.stderr
+    assert git(["rev-parse", "HEAD"], two, env) == head
+    assert not (two / "fleet" / "ada" / ".kb" / "index.db").exists()
+    got = sync(one, env, code=1)  # the clone that tracks it is told to untrack it
+    assert "this repository tracks fleet/ada/.kb/index.db" in got.stderr
+    git(["rm", "-q", "-r", "--cached", "fleet/ada/.kb"], one, env)
+    git(["commit", "-q", "-m", "untrack the index"], one, env)
+    sync(one, env)
+    sync(two, env)  # the pull now deletes it: welcome
+    assert "fleet/ada/.kb/index.db" not in tracked(two, env)
+
+
+# -- F8 ---------------------------------------------------------------------------------------
+
+
+def test_files_named_like_kb_files_outside_their_places_or_in_a_private_layer_are_never_committed(
+    pair: tuple[Path, Path], env: dict[str, str]
+) -> None:
+    """F8: `fleet/ada/records/kb-misses.txt` and the person base's files were committed and
+    pushed as "files kb wrote". Only kb's files at their own places, never in a private
+    layer, are."""
+    one, _ = pair
+    assert run_kb(["init", "--person", str(one)], one, env).code == 0
+    git(["add", "-A", "fleet/person"], one, env)
+    git(["commit", "-q", "-m", "a person base"], one, env)
+    private = [
+        "fleet/ada/records/kb-misses.txt",
+        "fleet/ada/records/MAP.md",
+        "fleet/ada/knowledge/kb-misroutes.txt",
+        "fleet/ada/knowledge/deep/MAP.md",
+        "fleet/person/kb-misses.txt",
+        "fleet/person/kb-rejections.txt",
+    ]
+    for rel in private:
+        path = one / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("4    2026-01-01 2026-01-02 my salary is 7000\n")
+    person_map = one / "fleet" / "person" / "MAP.md"
+    person_map.write_text(person_map.read_text() + "- **[[diary]]** what I did\n")
+    refuse(one, env, QUESTIONS[1])  # and one real kb file, at its place
+    out = sync(one, env).stdout
+    assert "committed 1 file(s) kb wrote: kb-misses.txt" in out
+    pushed = git(["ls-tree", "-r", "--name-only", "origin/main"], one, env).split("\n")
+    for rel in private:
+        assert rel not in pushed
+    shown = git(["show", "origin/main:fleet/person/MAP.md"], one, env)
+    assert "[[diary]]" not in shown
+
+
+# -- F10 --------------------------------------------------------------------------------------
+
+
+def test_an_undecodable_byte_in_the_shared_miss_log_is_kept_and_does_not_stop_sync(
+    pair: tuple[Path, Path], env: dict[str, str]
+) -> None:
+    """F10: one non-UTF-8 byte in the shared kb-misses.txt stopped every clone's sync with
+    "kb does not merge what a person wrote". The byte is kept and the counts add."""
+    one, two = pair
+    refuse(one, env, QUESTIONS[0])
+    log = one / "kb-misses.txt"
+    log.write_bytes(log.read_bytes() + b"\n3    2026-01-01 2026-01-02 caf\xe9 au lait\n")
+    sync(one, env)
+    refuse(two, env, QUESTIONS[0])
+    refuse(two, env, QUESTIONS[1])
+    sync(two, env)
+    sync(one, env)
+    for repo in (one, two):
+        data = (repo / "kb-misses.txt").read_bytes()
+        assert b"3    2026-01-01 2026-01-02 caf\xe9 au lait\n" in data
+        assert misses(repo)[QUESTIONS[0]] == 2 and misses(repo)[QUESTIONS[1]] == 1
+    assert tracked(one, env) == tracked(two, env)
+
+
+# -- F11 --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("count", "why"),
+    [("-100", "is negative"), ("999999999999999999", "is past 1,000,000,000")],
+)
+def test_a_count_that_is_negative_or_absurd_is_refused_naming_file_and_line(
+    pair: tuple[Path, Path], env: dict[str, str], count: str, why: str
+) -> None:
+    """F11: a count of -100 dropped its row; 999999999999999999 was added, and the reader
+    then skipped the row, so `kb misses` said nothing had missed. Such a count is refused,
+    here and from the remote, with the file and the line named; nothing is changed."""
+    one, two = pair
+    refuse(one, env, QUESTIONS[0])
+    log = one / "kb-misses.txt"
+    lines = log.read_text().split("\n")
+    row = next(i for i, x in enumerate(lines) if x.endswith(QUESTIONS[0]))
+    lines[row] = count + lines[row][lines[row].index(" ") :]
+    log.write_text("\n".join(lines))
+    here = sync(one, env, code=1).stderr
+    assert f"kb-misses.txt line {row + 1} (here): the count {count} {why}" in here
+    assert "Nothing was committed" in here
+    push_by_hand(one, env, "a count", "kb-misses.txt")
+    refuse(two, env, QUESTIONS[0])
+    head = git(["rev-parse", "HEAD"], two, env)
+    there = sync(two, env, code=1).stderr
+    assert f"kb-misses.txt line {row + 1} (on origin/main): the count {count} {why}" in there
+    assert git(["rev-parse", "HEAD"], two, env) == head
+    assert misses(two) == {QUESTIONS[0]: 1}
