@@ -465,18 +465,13 @@ def _counted(
 
 
 def _recount(repo: _Repo, counts: dict[str, str]) -> list[str]:
-    """Put right, and commit, each counted log the rebase left other than `counts` says;
-    merged three ways with what is committed (kb.io.syncrecover does the same for a sync
-    killed here), so a record the working tree holds and the commit does not is kept."""
-    fixed: list[str] = []
-    for rel, text in counts.items():
-        committed = _committed_text(repo, rel)
-        now = _read_kept(repo.top / rel)
-        merged = merge_counts(committed, now, text, rel)
-        target = text if merged is None or merged.problem else merged.text
-        if now != target:
-            write_atomic(repo.top / rel, target, errors="surrogateescape")
-            fixed.append(rel)
+    """Put right, and commit, each counted log the rebase left other than `counts` says.
+    Under the logs' locks, so the working tree holds what the rebase left; a sync killed
+    before this commit is recounted by the next one (kb.io.syncrecover)."""
+    fixed = [rel for rel, text in counts.items() if _read_kept(repo.top / rel) != text]
+    for rel in fixed:
+        write_atomic(repo.top / rel, counts[rel], errors="surrogateescape")
+        crash_point("sync.recount-written")
     if fixed:
         _git(repo.top, "add", "--", *fixed)
         message = syncplan.commit_message(fixed, _machine(), secrets.token_hex(4))
@@ -570,12 +565,12 @@ def _fleet(repo: _Repo) -> _Fleet:
     return _Fleet(tuple(bases), tuple(_places(repo, bases)), tuple(logs), tuple(locks))
 
 
-def _recover(repo: _Repo, fleet: _Fleet) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Undo what a killed sync left (kb.io.syncrecover), under kb's locks; (report lines,
-    base roots to re-index). Nothing when no sync was killed."""
+def _recover(repo: _Repo, fleet: _Fleet) -> syncrecover.Recovered:
+    """Undo what a killed sync left (kb.io.syncrecover), under kb's locks: what was undone,
+    and what is still to re-index. Nothing when no sync was killed."""
     dead = syncrecover.read_state(repo.git_dir)
     if dead is None:
-        return (), ()
+        return syncrecover.Recovered((), ())
     git_dirs = list(dict.fromkeys([repo.git_dir, repo.common_dir]))
     folders = list(dict.fromkeys([repo.fleet, *(root for _, root in fleet.bases)]))
     with _holding(fleet.locks):
@@ -588,7 +583,7 @@ def _recover(repo: _Repo, fleet: _Fleet) -> tuple[tuple[str, ...], tuple[str, ..
     syncrecover.clear_state(repo.git_dir)
     crash_point("sync.recovered")
     who = f"process {dead.pid}" if dead.pid else "a process"
-    return (f"a kb sync ({who}) was killed; recovered", *done.lines), done.reindex
+    return evolve(done, lines=(f"a kb sync ({who}) was killed; recovered", *done.lines))
 
 
 def sync(fleet: str, remote: str | None, include_private: bool, python: str) -> Synced:
@@ -596,9 +591,9 @@ def sync(fleet: str, remote: str | None, include_private: bool, python: str) -> 
     with _alone(repo):
         crash_point("sync.locked")
         found = _fleet(repo)
-        recovered, redo = _recover(repo, found)
+        recovered = _recover(repo, found)
         try:
-            return _sync(repo, found, remote, include_private, python, recovered, redo)
+            return _sync(repo, found, remote, include_private, python, recovered)
         finally:
             syncrecover.clear_state(repo.git_dir)
 
@@ -609,8 +604,7 @@ def _sync(
     remote: str | None,
     include_private: bool,
     python: str,
-    recovered: tuple[str, ...],
-    redo: tuple[str, ...],
+    recovered: syncrecover.Recovered,
 ) -> Synced:
     busy = _busy_with(repo)
     if busy is not None:
@@ -643,8 +637,14 @@ def _sync(
     reindexed: list[str] = []
     index_error: str | None = None
     stash_kept = False
-    if redo:
-        index_error = _reindex_roots(fleet.bases, redo, include_private, reindexed)
+    if recovered.pulled_since is not None:
+        since = recovered.pulled_since or _EMPTY_TREE
+        files = _git(repo.top, "diff", "--name-only", "-z", since, "HEAD")
+        paths = [p for p in files.split("\0") if p]
+        index_error = _reindex(repo, fleet.bases, paths, include_private, reindexed, state)
+    if recovered.reindex:
+        error = _reindex_roots(fleet.bases, recovered.reindex, include_private, reindexed)
+        index_error = index_error or error
     for _round in range(MAX_ROUNDS):
         tip = _fetch(repo, chosen, remote_branch, tracking, committed)
         crash_point("sync.fetched")
@@ -671,7 +671,8 @@ def _sync(
                 crash_point("sync.rebased")
                 committed += [p for p in _recount(repo, counts) if p not in committed]
                 crash_point("sync.recounted")
-                _note(repo, state)
+                # The state still says "rebase" until the re-index notes itself: a sync
+                # killed before re-indexing leaves the next one to re-index what it pulled.
             after = _ref(repo.top, "HEAD")
         crash_point("sync.released")
         if after is not None and after != before and tip is not None:
@@ -718,7 +719,7 @@ def _sync(
         reindexed=tuple(reindexed),
         pushed=pushed,
         stash_kept=stash_kept,
-        recovered=recovered,
+        recovered=recovered.lines,
     )
     return Synced(report, index_error)
 

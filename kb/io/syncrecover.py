@@ -14,10 +14,10 @@ tree lock and the lock of every kb file meanwhile, as its own local step does):
 1. Git processes still running in the work tree are waited for (up to ORPHAN_WAIT_S): a git
    the dead kb started runs on without it. On Linux `/proc` says which are running; where
    it cannot be read, git's locks are given the same time to go.
-2. git's lock files made while the dead sync ran (`index.lock`, `HEAD.lock`, `config.lock`,
-   `packed-refs.lock`, a ref's `.lock` under `refs/`), still there with no git left
-   running, are what a killed git left: they are removed. A lock older than the dead sync's
-   start is not its own and is left alone (git then says so, in one line).
+2. git's lock files made while the dead sync ran (`index.lock`, `next-index-*.lock`,
+   `HEAD.lock`, `config.lock`, `packed-refs.lock`, a ref's `.lock` under `refs/`), still
+   there with no git left running, are what a killed git left: they are removed. A lock
+   older than the dead sync's start is not its own and is left alone (git then says so).
 3. An unfinished rebase is undone with `git rebase --abort`: branch, index and working tree
    as they were before it, and the autostash (the person's uncommitted changes) applied
    back. If git cannot undo it, the autostash is kept in `git stash`, never lost, and the
@@ -27,7 +27,9 @@ tree lock and the lock of every kb file meanwhile, as its own local step does):
 5. A rebase that finished without its recount (the counted logs kb merged itself from the
    merge base, kept in the state before the rebase began) is recounted now: merged three
    ways with the committed log and the working tree's, so a refusal recorded since is kept.
-6. The bases whose re-index was cut short are handed back to be re-indexed by this run.
+6. What a finished rebase pulled is handed back to be re-indexed by this run (the dead
+   sync may have been killed before or while it re-indexed), as are the bases whose
+   re-index was cut short.
 
 Nothing here decides what is kb's or how logs merge: kb.pure.syncplan and kb.pure.merge.
 """
@@ -37,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -45,7 +48,7 @@ from subprocess import CompletedProcess
 from attrs import field, frozen
 
 from kb.io.atomic import crash_point, is_temp_name, write_atomic
-from kb.pure.merge import merge_counts
+from kb.pure.merge import log_spec, merge_counts
 
 STATE_NAME = "kb-sync.state"
 # How long a git the dead kb started may still run: a rebase replaying a few commits, with a
@@ -53,17 +56,11 @@ STATE_NAME = "kb-sync.state"
 ORPHAN_WAIT_S = 20.0
 POLL_S = 0.05
 CLOCK_SLACK_S = 1.0  # a lock file's mtime against the state's start time (two clocks)
-# git's own lock files in a git directory; refs and their logs are looked for below it.
-GIT_LOCKS = (
-    "index.lock",
-    "HEAD.lock",
-    "ORIG_HEAD.lock",
-    "FETCH_HEAD.lock",
-    "AUTO_MERGE.lock",
-    "config.lock",
-    "packed-refs.lock",
-    "shallow.lock",
-)
+# git's lock files: `<file>.lock` beside the file it rewrites (index.lock, HEAD.lock,
+# config.lock, packed-refs.lock, the next-index-<pid>.lock of a `git commit -- <paths>`),
+# in the git directory itself and under its refs/ and logs/. kb's own locks there
+# (kb-sync.lock, kb-tree.lock) are flocked and judged by kb.io.lockfile instead.
+KB_LOCK_PREFIX = "kb-"
 REBASE_DIRS = ("rebase-merge", "rebase-apply")
 KEPT = "kb sync: changes put aside by an interrupted sync"
 
@@ -175,11 +172,12 @@ def _git_running_in(top: Path) -> bool | None:
 def _lock_files(git_dirs: Sequence[Path]) -> Iterator[Path]:
     seen: set[Path] = set()
     for git_dir in git_dirs:
-        for name in GIT_LOCKS:
-            p = git_dir / name
-            if p not in seen and p.exists():
-                seen.add(p)
-                yield p
+        with contextlib.suppress(OSError):
+            for name in sorted(os.listdir(git_dir)):
+                p = git_dir / name
+                if name.endswith(".lock") and not name.startswith(KB_LOCK_PREFIX) and p not in seen:
+                    seen.add(p)
+                    yield p
         for sub in ("refs", "logs"):
             root = git_dir / sub
             if not root.is_dir():
@@ -233,6 +231,9 @@ def _temps(folders: Sequence[Path], started: float) -> list[Path]:
 class Recovered:
     lines: tuple[str, ...]  # what was undone, for the report
     reindex: tuple[str, ...]  # base roots to re-index
+    # HEAD before a rebase that finished: what it pulled since is to be re-indexed. "" for
+    # an unborn branch (everything), None when no rebase finished.
+    pulled_since: str | None = None
 
 
 def recover(
@@ -271,12 +272,14 @@ def recover(
             os.unlink(p)
     if strays:
         done.append(f"removed {len(strays)} temporary file(s) git or kb left")
-    if not undid and state.stage == "rebase" and state.counts and state.onto:
+    since: str | None = None
+    if not undid and state.stage == "rebase" and state.onto and _rebased(state, run):
+        since = state.head or ""
         fixed = _recount_after(top, state, run)
         if fixed:
             done.append(f"recounted {', '.join(fixed)} after its rebase")
     reindex = state.reindex if state.stage == "reindex" else ()
-    return Recovered(tuple(done), reindex)
+    return Recovered(tuple(done), reindex, since)
 
 
 def _shown(p: Path, top: Path) -> str:
@@ -301,11 +304,20 @@ def _undo_rebase(rebase: Path, state: State, run: Run) -> None:
         autostash = None
     if _ok(run("rebase", "--abort")):
         return
-    # git could not undo it (its state is cut short): leave it, go back to the branch as it
-    # was (a rebase moves the branch only when it finishes), and put the person's changes
-    # back, or keep them in the stash.
+    # git cannot undo it: its state was cut short (killed between writing the autostash and
+    # the rest, say). Drop that state without letting git file the autostash away, go back to
+    # the branch (a rebase moves it only when it finishes) and put the person's changes back.
+    with contextlib.suppress(FileNotFoundError):
+        (rebase / "autostash").unlink()
     run("rebase", "--quit")
-    branch = state.branch or _out(run("rev-parse", "--abbrev-ref", "ORIG_HEAD")).strip()
+    if rebase.exists():
+        shutil.rmtree(rebase, ignore_errors=True)
+    attached = _ok(run("symbolic-ref", "-q", "HEAD"))
+    if autostash is None and attached:
+        return  # nothing was put aside and nothing moved: the tree is the person's as it is
+    # Every uncommitted change is in the autostash (it is made before anything moves), so
+    # the tree can be set back to the branch and the autostash applied to it.
+    branch = state.branch or _out(run("symbolic-ref", "-q", "--short", "HEAD")).strip()
     if not branch or not _ok(run("checkout", "-q", "-f", branch)):
         if autostash:
             run("stash", "store", "-m", KEPT, autostash)
@@ -324,12 +336,31 @@ def _undo_rebase(rebase: Path, state: State, run: Run) -> None:
         )
 
 
-def _recount_after(top: Path, state: State, run: Run) -> list[str]:
-    """The recount the dead sync did not make, if its rebase finished (module docstring)."""
+def _rebased(state: State, run: Run) -> bool:
+    """Whether the rebase the dead sync began has finished: HEAD moved, onto its target."""
     head = _out(run("rev-parse", "-q", "--verify", "HEAD^{commit}")).strip()
     onto = state.onto or ""
-    if not head or head == state.head or not _ok(run("merge-base", "--is-ancestor", onto, head)):
-        return []
+    return bool(head) and head != state.head and _ok(run("merge-base", "--is-ancestor", onto, head))
+
+
+def _contains(spec_text: str, counted: str, rel: str) -> bool:
+    """Whether every row of `counted` is in `spec_text` with at least its count: the
+    recount was written, and more has been recorded since."""
+    spec = log_spec(rel)
+    if spec is None:
+        return False
+    have = {spec.key(r): r.count for r in spec.parse(spec_text)}
+    return all(have.get(spec.key(r), 0) >= r.count for r in spec.parse(counted))
+
+
+def _recount_after(top: Path, state: State, run: Run) -> list[str]:
+    """The recount the dead sync did not make after its finished rebase (module docstring).
+    Each log is compared with what the recount would write: committed already, or written
+    and not yet committed (the new sync commits it as kb's own file), is done; the working
+    tree as the rebase left it gets the recount; a working tree with more recorded since
+    gets the recount merged in (ours + theirs - base), unless it already holds every
+    recounted row at its count or more, which is a recount written before those records.
+    """
     fixed: list[str] = []
     for rel, counted in sorted(state.counts.items()):
         committed = _out(run("show", f"HEAD:{rel}"))
@@ -337,9 +368,17 @@ def _recount_after(top: Path, state: State, run: Run) -> list[str]:
             now = (top / rel).read_bytes().decode("utf-8", errors="surrogateescape")
         except FileNotFoundError:
             now = ""
-        merged = merge_counts(committed, now, counted, rel)
-        if merged is None or merged.problem or merged.text == now:
+        if counted in (now, committed):
             continue
-        write_atomic(top / rel, merged.text, errors="surrogateescape")
+        if now == committed:
+            target = counted
+        elif _contains(now, counted, rel):
+            continue
+        else:
+            merged = merge_counts(committed, now, counted, rel)
+            if merged is None or merged.problem:
+                continue
+            target = merged.text
+        write_atomic(top / rel, target, errors="surrogateescape")
         fixed.append(rel)
     return fixed

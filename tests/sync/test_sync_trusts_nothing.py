@@ -9,7 +9,11 @@ process, which is not what is being tested.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -299,3 +303,83 @@ def test_a_count_that_is_negative_or_absurd_is_refused_naming_file_and_line(
     assert f"kb-misses.txt line {row + 1} (on origin/main): the count {count} {why}" in there
     assert git(["rev-parse", "HEAD"], two, env) == head
     assert misses(two) == {QUESTIONS[0]: 1}
+
+
+# -- F9 ---------------------------------------------------------------------------------------
+
+
+def _dead_pid() -> int:
+    """A process id no process has now."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def _plant_state(repo: Path, **more: object) -> None:
+    state = {"pid": _dead_pid(), "started": time.time() - 5, "branch": "main", **more}
+    (repo / ".git" / "kb-sync.state").write_text(json.dumps(state))
+
+
+def test_a_lock_and_a_rebase_left_by_a_killed_sync_are_undone_by_the_next_sync(
+    pair: tuple[Path, Path], env: dict[str, str]
+) -> None:
+    """F9: kill -9 of `kb sync` left `.git/index.lock` and a rebase in progress; every later
+    sync exited 1, and its advice (`git rebase --abort`) failed on the lock. The next sync
+    knows the dead sync by its state file (its process id, its start), removes what its git
+    left locked, undoes the rebase and syncs."""
+    one, two = pair
+    write(one, env, "ada", "from-one")
+    sync(one, env)
+    write(two, env, "bruno", "from-two")
+    refuse(two, env, QUESTIONS[2])
+    edited = two / "fleet" / "bruno" / "index.md"
+    edited.write_text(edited.read_text() + "\nnot committed\n")
+    before = edited.read_bytes()
+    git(["fetch", "-q", "origin"], two, env)
+    stop_at_once = ["-c", "sequence.editor=sed -i 1ibreak"]
+    git([*stop_at_once, "rebase", "-q", "-i", "--autostash", "origin/main"], two, env)
+    assert (two / ".git" / "rebase-merge").is_dir()  # stopped, HEAD detached, as a kill leaves it
+    _plant_state(two, stage="rebase")
+    (two / ".git" / "index.lock").write_text("")
+    (two / ".merge_file_a1B2c3").write_text("a driver's temp file\n")
+    old = two / ".git" / "packed-refs.lock"
+    old.write_text("")
+    os.utime(old, (1, 1))  # older than the dead sync: not its own, left alone
+    got = sync(two, env)
+    assert "a kb sync (process " in got.stdout and "was killed; recovered" in got.stdout
+    assert "removed what a killed git left locked: .git/index.lock" in got.stdout
+    assert "undid its unfinished rebase" in got.stdout
+    assert not (two / ".git" / "rebase-merge").exists()
+    assert not (two / ".git" / "index.lock").exists()
+    assert not (two / ".merge_file_a1B2c3").exists()
+    assert not (two / ".git" / "kb-sync.state").exists()
+    assert old.exists()
+    assert edited.read_bytes() == before
+    assert git(["stash", "list"], two, env) == ""
+    assert (two / "fleet" / "ada" / "knowledge" / "from-one.md").is_file()
+    assert misses(two) == {QUESTIONS[2]: 1}
+    assert git(["rev-parse", "HEAD"], two, env) == git(["rev-parse", "origin/main"], two, env)
+
+
+def test_a_rebase_killed_as_it_put_changes_aside_loses_none_of_them(
+    pair: tuple[Path, Path], env: dict[str, str]
+) -> None:
+    """F9: a kill between git recording the autostash and writing the rest of its rebase
+    state leaves a state `git rebase --abort` cannot read. The person's changes are put
+    back from the autostash, not filed away or lost."""
+    one, two = pair
+    write(one, env, "ada", "from-one")
+    sync(one, env)
+    edited = two / "fleet" / "bruno" / "index.md"
+    edited.write_text(edited.read_text() + "\nnot committed\n")
+    before = edited.read_bytes()
+    stash = git(["stash", "create"], two, env).strip()
+    git(["reset", "-q", "--hard"], two, env)
+    (two / ".git" / "rebase-merge").mkdir()
+    (two / ".git" / "rebase-merge" / "autostash").write_text(stash + "\n")
+    _plant_state(two, stage="local")
+    got = sync(two, env)
+    assert "undid its unfinished rebase" in got.stdout
+    assert edited.read_bytes() == before
+    assert git(["stash", "list"], two, env) == ""
+    assert (two / "fleet" / "ada" / "knowledge" / "from-one.md").is_file()
