@@ -133,6 +133,8 @@ def index_report(
             store = Store.open(snap.root)
         except StoreError as e:
             raise IndexFailure(f"cannot open {e.path}: {e.reason}") from e
+        if store.notice and warnings is not None:
+            warnings.append(f"{snap.name}: {store.notice}")
         try:
             store.bulk_writes()
             scan = store.scan(snap)

@@ -322,8 +322,9 @@ class Memory:
             for problem in (b.snapshot.alias_problem, b.snapshot.private_problem):
                 if problem:
                     out.append(problem)
-            if store.fallback:
-                fallen.setdefault(store.fallback, []).append(b.snapshot.name)
+            for why in (store.fallback, store.notice):
+                if why:
+                    fallen.setdefault(why, []).append(b.snapshot.name)
         # One line per kind of fall-back, naming its bases: a read-only fleet says it once.
         out += [f"{', '.join(names)}: {why}" for why, names in fallen.items()]
         return out
