@@ -344,12 +344,18 @@ def fleet_facts(given: str, include_private: bool) -> FleetFacts:
 
 
 def model_facts(given: str, env: Mapping[str, str]) -> tuple[ModelFacts, ...]:
+    from kb.io.trust import examine  # looks only: doctor records no approval
+
     manifest = fleet_manifest(given)
+    judged = {j.command.role: j.verdict for j in examine(Path(given), record=False).judged}
     out: list[ModelFacts] = []
     for role in MODEL_ROLES:
         command = (manifest.first(role) or "").strip()
         if command:
-            out.append(ModelFacts(role, command, resolve_model(command, Path(given), env)))
+            verdict = judged.get(role)
+            awaits = verdict.why if verdict is not None and not verdict.runs else ""
+            resolved = resolve_model(command, Path(given), env)
+            out.append(ModelFacts(role, command, resolved, awaits))
     return tuple(out)
 
 

@@ -708,6 +708,9 @@ def _sync(
             "your commits are safe here, run kb sync again"
         )
     crash_point("sync.done")
+    from kb.io.trust import examine
+
+    awaiting = tuple(j.command.role for j in examine(repo.fleet, record=False).awaiting)
     report = Report(
         where=str(repo.top),
         upstream=upstream,
@@ -720,6 +723,8 @@ def _sync(
         pushed=pushed,
         stash_kept=stash_kept,
         recovered=recovered.lines,
+        awaiting=awaiting,
+        fleet=str(repo.fleet),
     )
     return Synced(report, index_error)
 

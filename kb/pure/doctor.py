@@ -14,7 +14,9 @@ The rules, in the order the lines are printed:
   new or changed since the last `kb index` is a FIX that names the command.
 - **models**: every model command `fleet.txt` names must split into words, and its program
   be a file under the fleet root, an absolute path, or a name on PATH, and be executable.
-  Models are never run: a call costs time and money, and doctor runs in seconds.
+  Models are never run: a call costs time and money, and doctor runs in seconds. A command
+  that came with a pull and awaits approval (kb.pure.trust) is a FIX naming `kb trust`:
+  no verb runs it until then.
 - **extras**: `mcp` and `ui` are ok when installed and a skip when not; a missing `mcp` is
   a FIX when `.mcp.json` starts kb.
 - **hooks**: each hook command of the settings file(s). A command that is not kb's is
@@ -95,6 +97,7 @@ class ModelFacts:
     role: str
     command: str
     resolved: Resolved | None  # None: the line is empty or cannot be split
+    awaits: str = ""  # why it is not run until approved (kb.pure.trust); "" when it runs
 
 
 @frozen
@@ -329,6 +332,16 @@ def _models(facts: DoctorFacts) -> list[Check]:
         elif r.problem:
             fix = "; chmod +x it" if r.problem == "is not executable" else ""
             out.append(Check(FIX, subject, f"{r.written} {r.problem}{fix}"))
+        elif m.awaits:
+            fleet = facts.fleet.given
+            out.append(
+                Check(
+                    FIX,
+                    subject,
+                    f"`{m.command}` {m.awaits}; no verb runs it until you read it (and the files "
+                    f"it names) and approve it: kb trust {fleet}",
+                )
+            )
         else:
             out.append(Check(OK, subject, f"{r.written} is found {r.how}"))
     return out

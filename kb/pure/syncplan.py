@@ -370,6 +370,10 @@ class Report:
     stash_kept: bool = False  # the autostash did not apply cleanly and is kept in git stash
     # What this run undid of a sync that was killed (kb.io.syncrecover), first line first.
     recovered: tuple[str, ...] = ()
+    # The model commands fleet.txt names that await approval (kb.pure.trust), as roles,
+    # and the fleet root `kb trust` is to be run on.
+    awaiting: tuple[str, ...] = ()
+    fleet: str = ""
 
 
 def _names(paths: Sequence[str], shown: int = 6) -> str:
@@ -403,6 +407,12 @@ def report_text(r: Report) -> str:
     lines.append(f"  pushed {r.pushed} commit(s)" if r.pushed else "  nothing to push")
     if r.stash_kept:
         lines.append(STASH_KEPT)
+    if r.awaiting:
+        roles = ", ".join(printable(x) for x in r.awaiting)
+        lines.append(
+            f"  fleet.txt's {roles} came with a pull and await(s) approval: nothing runs them "
+            f"until you read them and run kb trust {printable(r.fleet or r.where)}"
+        )
     return "\n".join(lines) + "\n"
 
 

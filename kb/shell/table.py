@@ -398,6 +398,13 @@ COMMANDS += (
         summary="Commit kb's own files, rebase onto the remote, push, re-index what changed.",
     ),
     Command(
+        "trust",
+        ("kb trust [fleet] [--dry-run]",),
+        "TrustInput",
+        "kb.shell.trustverb:trust",
+        summary="Approve fleet.txt's model commands here; none that came with a pull runs before.",
+    ),
+    Command(
         "merge-driver",
         ("kb merge-driver <map|misses|log> <base> <ours> <theirs> [path]",),
         "MergeDriverInput",
@@ -416,7 +423,7 @@ USAGE_ORDER = (
     "check", "index", "list", "route", "answer", "remember", "init", "write", "source",
     "sources", "fleet", "blocks", "eval", "commit", "boot", "ingest", "promote", "consolidate",
     "handoff", "ui", "capture", "serve", "misses", "misroute", "misroutes", "abstentions",
-    "panel", "rejections", "links", "graph", "sync", "merge-driver",
+    "panel", "rejections", "links", "graph", "sync", "trust", "merge-driver",
 )
 
 

@@ -465,3 +465,122 @@ def test_a_file_whose_stored_hash_differs_from_the_disk_is_never_served_as_fresh
     results = payload["results"]
     assert isinstance(results, list) and results[0]["stale"] is False
     assert any("Restore weekly." in t for t in _passages(payload))
+
+
+# -- F21 --------------------------------------------------------------------------------------
+
+REPLY = (
+    "SUBJECT: backups\\nREASON: Ada's ground.\\nCOVERAGE: covered\\nOWNER: ada\\n"
+    "REVIEWERS: none\\n"
+)
+
+
+def _classifier(repo: Path, marker: Path, words: str = "ran") -> Path:
+    script = repo / "models" / "classify.sh"
+    script.parent.mkdir(exist_ok=True)
+    script.write_text(f"#!/bin/sh\ncat > /dev/null\necho {words} >> {marker}\nprintf '{REPLY}'\n")
+    script.chmod(0o755)
+    return script
+
+
+def _boot(repo: Path, env: dict[str, str]) -> Ran:
+    body = {"hook_event_name": "UserPromptSubmit", "prompt": "how do I restore a backup"}
+    got = run_kb(["boot", str(repo)], repo, env, stdin=json.dumps(body))
+    assert got.code == 0, got.stderr
+    return got
+
+
+def _add_classifier_line(repo: Path) -> None:
+    manifest = repo / "fleet.txt"
+    manifest.write_text(manifest.read_text() + "classifier = models/classify.sh\n")
+
+
+def test_a_pulled_model_command_does_not_run_until_the_user_approves_it(
+    pair: tuple[Path, Path], env: dict[str, str], tmp_path: Path
+) -> None:
+    """F21: a pushed fleet.txt naming a pushed script as `classifier` ran it on the next
+    `kb boot`. It now waits for `kb trust` on each machine it arrives at, and again when
+    the script it runs changes; the machine it was written on runs it as its own."""
+    one, two = pair
+    marker = tmp_path / "classifier-ran"
+    _classifier(one, marker)
+    _add_classifier_line(one)
+    paths = [str(one / "fleet.txt"), str(one / "models")]
+    done = run_kb(["commit", *paths, "-m", "a classifier"], one, env)
+    assert done.code == 0, done.stderr
+    _boot(one, env)
+    assert marker.read_text() == "ran\n"  # the author's own: runs without kb trust
+    sync(one, env)
+    marker.unlink()
+
+    out = sync(two, env).stdout
+    assert "fleet.txt's classifier came with a pull and await(s) approval" in out
+    _boot(two, env)
+    assert not marker.exists()
+    doctor = run_kb(["doctor", str(two)], two, env)
+    line = next(x for x in doctor.stdout.split("\n") if "model classifier" in x)
+    assert line.startswith("FIX") and "awaits approval" in line and "kb trust" in line
+    shown = run_kb(["trust", str(two), "--dry-run"], two, env)
+    assert "awaits approval  classifier = models/classify.sh; runs models/classify.sh" in (
+        shown.stdout
+    )
+    _boot(two, env)
+    assert not marker.exists()  # a dry run approves nothing
+
+    approved = run_kb(["trust", str(two)], two, env)
+    assert approved.code == 0 and "approved now     classifier" in approved.stdout
+    assert approved.stdout.count("\n") == 2
+    _boot(two, env)
+    assert marker.read_text() == "ran\n"
+    assert "kb-trust" not in git(["status", "--porcelain", "--ignored"], two, env)
+    doctor = run_kb(["doctor", str(two)], two, env)
+    line = next(x for x in doctor.stdout.split("\n") if "model classifier" in x)
+    assert line.startswith("ok")
+
+    # Same line, another script behind it: a new command, waiting again.
+    _classifier(one, marker, words="changed")
+    push_by_hand(one, env, "a better classifier", "models/classify.sh")
+    sync(two, env)
+    marker.unlink()
+    _boot(two, env)
+    assert not marker.exists()
+    assert "approved now" in run_kb(["trust", str(two)], two, env).stdout
+    _boot(two, env)
+    assert marker.read_text() == "changed\n"
+
+
+def test_a_users_own_model_commands_run_without_kb_trust(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The rule for a fleet that was never pulled: outside git, or in a repository that has
+    never fetched, every command runs (and in a repository is recorded, so adding a remote
+    later changes nothing); in a synced clone, an uncommitted edit is this machine's own."""
+    marker = tmp_path / "ran"
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    assert run_kb(["init", "ada", str(alone)], alone, env).code == 0
+    (alone / "fleet.txt").write_text("name = mine\n")
+    _classifier(alone, marker)
+    _add_classifier_line(alone)
+    _boot(alone, env)
+    assert marker.read_text() == "ran\n"
+
+    git(["init", "-q", "-b", "main"], alone, env)
+    git(["add", "-A"], alone, env)
+    git(["commit", "-q", "-m", "mine"], alone, env)
+    _boot(alone, env)
+    assert marker.read_text() == "ran\nran\n"
+    remote = tmp_path / "remote.git"
+    git(["init", "-q", "--bare", "-b", "main", str(remote)], tmp_path, env)
+    git(["remote", "add", "origin", str(remote)], alone, env)
+    sync(alone, env)
+    _boot(alone, env)
+    assert marker.read_text() == "ran\nran\nran\n"
+
+    other = clone(remote, tmp_path / "other", env)
+    marker.unlink()
+    _boot(other, env)
+    assert not marker.exists()  # a fresh clone: it came from the remote
+    _classifier(other, marker, words="edited here")
+    _boot(other, env)
+    assert marker.read_text() == "edited here\n"  # an uncommitted edit is this machine's own
