@@ -257,7 +257,7 @@ def recover(
     if stale:
         shown = ", ".join(_shown(p, top) for p in stale[:4])
         more = f" and {len(stale) - 4} more" if len(stale) > 4 else ""
-        done.append(f"removed what a killed git left locked: {shown}{more}")
+        done.append(f"removed the lock(s) a killed git left: {shown}{more}")
     crash_point("sync.recover.locks")
     rebase = _rebasing(git_dir)
     undid = False

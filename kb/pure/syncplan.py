@@ -292,8 +292,9 @@ def refused_line(r: Refused, upstream: str) -> str:
     parts: list[str] = []
     if r.kb_folders:
         parts.append(
-            f"{up} adds {_names(r.kb_folders, 3)}, and .kb/ holds each machine's own index: it "
-            "is never tracked (untrack it where it was committed: git rm -r --cached <base>/.kb)"
+            f"{up} adds {_names(r.kb_folders, 3)} under .kb/, which holds each machine's own "
+            "index and is never tracked (untrack it where it was committed: "
+            "git rm -r --cached <base>/.kb)"
         )
     if r.attributes:
         shown = ", ".join(f"{printable(p)}: `{printable(x)}`" for p, x in r.attributes[:3])
@@ -408,10 +409,13 @@ def report_text(r: Report) -> str:
     if r.stash_kept:
         lines.append(STASH_KEPT)
     if r.awaiting:
-        roles = ", ".join(printable(x) for x in r.awaiting)
+        roles = " and ".join(printable(x) for x in r.awaiting)
+        one = len(r.awaiting) == 1
         lines.append(
-            f"  fleet.txt's {roles} came with a pull and await(s) approval: nothing runs them "
-            f"until you read them and run kb trust {printable(r.fleet or r.where)}"
+            f"  fleet.txt's {roles} {'command' if one else 'commands'} came with a pull and "
+            f"{'awaits' if one else 'await'} approval: nothing runs "
+            f"{'it' if one else 'them'} until you read {'it' if one else 'them'} and run "
+            f"kb trust {printable(r.fleet or r.where)}"
         )
     return "\n".join(lines) + "\n"
 

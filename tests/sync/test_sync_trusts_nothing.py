@@ -347,7 +347,7 @@ def test_a_lock_and_a_rebase_left_by_a_killed_sync_are_undone_by_the_next_sync(
     os.utime(old, (1, 1))  # older than the dead sync: not its own, left alone
     got = sync(two, env)
     assert "a kb sync (process " in got.stdout and "was killed; recovered" in got.stdout
-    assert "removed what a killed git left locked: .git/index.lock" in got.stdout
+    assert "removed the lock(s) a killed git left: .git/index.lock" in got.stdout
     assert "undid its unfinished rebase" in got.stdout
     assert not (two / ".git" / "rebase-merge").exists()
     assert not (two / ".git" / "index.lock").exists()
@@ -514,7 +514,7 @@ def test_a_pulled_model_command_does_not_run_until_the_user_approves_it(
     marker.unlink()
 
     out = sync(two, env).stdout
-    assert "fleet.txt's classifier came with a pull and await(s) approval" in out
+    assert "fleet.txt's classifier command came with a pull and awaits approval" in out
     _boot(two, env)
     assert not marker.exists()
     doctor = run_kb(["doctor", str(two)], two, env)
