@@ -340,7 +340,29 @@ def fleet_facts(given: str, include_private: bool) -> FleetFacts:
             stale=len(memory.stale()),
             rebuilt=memory.index_was_rebuilt,
             warnings=tuple(memory.warnings()),
+            tracked_index=tracked_index(Path(given)),
         )
+
+
+def tracked_index(folder: Path) -> tuple[str, ...]:
+    """Paths under a `.kb/` folder that the git repository holding `folder` tracks; () in no
+    repository (found without git: kb.io.gitdir), or when git cannot say."""
+    from kb.io.gitdir import repository_of
+
+    repo = repository_of(str(folder))
+    if repo is None:
+        return ()
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(repo.top), "ls-files", "-z", "--", ":(glob)**/.kb/**"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return tuple(p for p in proc.stdout.split("\0") if p) if proc.returncode == 0 else ()
 
 
 def model_facts(given: str, env: Mapping[str, str]) -> tuple[ModelFacts, ...]:

@@ -572,7 +572,7 @@ def _recover(repo: _Repo, fleet: _Fleet) -> syncrecover.Recovered:
     if dead is None:
         return syncrecover.Recovered((), ())
     git_dirs = list(dict.fromkeys([repo.git_dir, repo.common_dir]))
-    folders = list(dict.fromkeys([repo.fleet, *(root for _, root in fleet.bases)]))
+    folders = list(dict.fromkeys([repo.git_dir, repo.fleet, *(root for _, root in fleet.bases)]))
     with _holding(fleet.locks):
         try:
             done = syncrecover.recover(
@@ -618,10 +618,6 @@ def _sync(
     branch = _run(repo.top, "symbolic-ref", "-q", "--short", "HEAD").stdout.strip()
     # Read by the next sync if this one is killed (kb.io.syncrecover); removed at the end.
     state = State(os.getpid(), time.time(), branch)
-    _note(repo, state)
-    crash_point("sync.noted")
-    set_up = _set_up(repo, python)
-    crash_point("sync.set-up")
     tracked = _tracked_index(repo)
     if tracked:
         raise SyncFailure(
@@ -630,6 +626,10 @@ def _sync(
             "and is never committed. Untrack it (git rm -r --cached <base>/.kb, then commit), "
             "and run kb sync again"
         )
+    _note(repo, state)
+    crash_point("sync.noted")
+    set_up = _set_up(repo, python)
+    crash_point("sync.set-up")
 
     committed: list[str] = []
     left: list[str] = []

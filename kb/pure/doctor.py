@@ -11,7 +11,8 @@ The rules, in the order the lines are printed:
   and open; every warning the open gives (an unreadable alias file, a `private =` entry
   that names nothing) is a FIX.
 - **index**: every file in scope must be in the text index as it is on disk now; a file
-  new or changed since the last `kb index` is a FIX that names the command.
+  new or changed since the last `kb index` is a FIX that names the command. A `.kb/` path
+  the fleet's git repository tracks is a FIX of its own: a pull could bring an index.
 - **models**: every model command `fleet.txt` names must split into words, and its program
   be a file under the fleet root, an absolute path, or a name on PATH, and be executable.
   Models are never run: a call costs time and money, and doctor runs in seconds. A command
@@ -133,6 +134,9 @@ class FleetFacts:
     stale: int = 0
     rebuilt: bool = False
     warnings: tuple[str, ...] = ()
+    # Paths under a `.kb/` folder the fleet's git repository tracks (an index a pull could
+    # plant: kb.io.indexowner, docs/security.md)
+    tracked_index: tuple[str, ...] = ()
 
 
 @frozen
@@ -306,6 +310,17 @@ def _fleet(facts: DoctorFacts) -> list[Check]:
     else:
         scope = "with the private layer" if fleet.all else "without the private layer"
         out.append(Check(OK, "index", f"every file ({scope}) is indexed as it is on disk"))
+    if fleet.tracked_index:
+        shown = ", ".join(fleet.tracked_index[:3])
+        more = f" and {len(fleet.tracked_index) - 3} more" if len(fleet.tracked_index) > 3 else ""
+        out.append(
+            Check(
+                FIX,
+                "index",
+                f"git tracks {shown}{more}: .kb/ is each machine's own index, and a pull could "
+                "bring one; untrack it (git rm -r --cached <base>/.kb, then commit)",
+            )
+        )
     return out
 
 

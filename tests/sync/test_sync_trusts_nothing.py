@@ -205,6 +205,8 @@ def test_a_pull_that_adds_an_index_is_refused(pair: tuple[Path, Path], env: dict
     assert not (two / "fleet" / "ada" / ".kb" / "index.db").exists()
     got = sync(one, env, code=1)  # the clone that tracks it is told to untrack it
     assert "this repository tracks fleet/ada/.kb/index.db" in got.stderr
+    doctor = run_kb(["doctor", str(one)], one, env).stdout
+    assert "FIX  index: git tracks fleet/ada/.kb/index.db: .kb/ is each machine's own" in doctor
     git(["rm", "-q", "-r", "--cached", "fleet/ada/.kb"], one, env)
     git(["commit", "-q", "-m", "untrack the index"], one, env)
     sync(one, env)
