@@ -1,12 +1,13 @@
 """What `kb sync` leaves for the next one when it is killed, and how the next one undoes it.
 
-A sync writes its state to `.git/kb-sync.state` (JSON) right after it takes the
-repository's sync lock (`.git/kb-sync.lock`), updates it before each step a kill could cut
-in half (the rebase, the re-index), and removes it when it ends in any way but a kill. The
-sync lock is held with an flock, which the kernel drops when its holder dies
-(kb.io.lockfile): so a sync that holds the lock and finds a state file knows the file's
-owner, the process it names, is dead, and that everything git did since the state's start
-time was done for that process.
+A sync holding the repository's sync lock (`.git/kb-sync.lock`) writes its state to
+`.git/kb-sync.state` (JSON) before its first git command that can leave anything behind,
+updates it before each step a kill could cut in half (the rebase, the re-index), and
+removes it when it ends in any way but a kill. A sync killed again while it recovers leaves
+the first state in place, so the next one recovers both. The sync lock is held with an
+flock, which the kernel drops when its holder dies (kb.io.lockfile): so a sync that holds
+the lock and finds a state file knows the file's owner, the process it names, is dead, and
+that everything git did since the state's start time was done for that process.
 
 Recovery, in order, before the new sync does anything else (it holds the repository's
 tree lock and the lock of every kb file meanwhile, as its own local step does):
