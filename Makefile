@@ -8,11 +8,11 @@ PYTHON ?= python
 test:
 	$(PYTHON) -m pytest -q
 
-# Stress (concurrency, crash trials) and fuzz (Hypothesis) at nightly size.
+# Stress (concurrency, crash trials, 60 kills of kb sync) and fuzz (Hypothesis) at nightly size.
 nightly: stress fuzz properties
 
 stress:
-	KB_STRESS=nightly $(PYTHON) -m pytest -q -p no:cacheprovider tests/stress
+	KB_STRESS=nightly $(PYTHON) -m pytest -q -p no:cacheprovider tests/stress tests/sync/test_sync_crash.py
 
 fuzz:
 	KB_STRESS=nightly $(PYTHON) -m pytest -q -p no:cacheprovider tests/fuzz --hypothesis-profile=nightly

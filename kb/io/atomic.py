@@ -73,8 +73,10 @@ def sweep_temps(folder: Path, stale_s: float = TEMP_STALE_S) -> int:
     return removed
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write to a temp file in the same folder, fsync it, then rename it over `path`."""
+def write_atomic(path: Path, text: str, errors: str = "strict") -> None:
+    """Write to a temp file in the same folder, fsync it, then rename it over `path`.
+    `errors="surrogateescape"` writes back the bytes of text read with it (a file that was
+    not all UTF-8 keeps its other bytes)."""
     import tempfile  # shutil, bz2, random: only a writer pays for them
 
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -85,7 +87,7 @@ def write_atomic(path: Path, text: str) -> None:
         except FileNotFoundError:
             mode = 0o644
         os.chmod(tmp, mode)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", errors=errors, newline="") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

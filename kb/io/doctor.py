@@ -346,16 +346,44 @@ def fleet_facts(given: str, include_private: bool) -> FleetFacts:
             miss_log=str(log),
             miss_log_problem=misslog.unwritable(log) or "",
             miss_waiting=misslog.waiting(log),
+            tracked_index=tracked_index(Path(given)),
         )
 
 
+def tracked_index(folder: Path) -> tuple[str, ...]:
+    """Paths under a `.kb/` folder that the git repository holding `folder` tracks; () in no
+    repository (found without git: kb.io.gitdir), or when git cannot say."""
+    from kb.io.gitdir import repository_of
+
+    repo = repository_of(str(folder))
+    if repo is None:
+        return ()
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(repo.top), "ls-files", "-z", "--", ":(glob)**/.kb/**"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return tuple(p for p in proc.stdout.split("\0") if p) if proc.returncode == 0 else ()
+
+
 def model_facts(given: str, env: Mapping[str, str]) -> tuple[ModelFacts, ...]:
+    from kb.io.trust import examine  # looks only: doctor records no approval
+
     manifest = fleet_manifest(given)
+    judged = {j.command.role: j.verdict for j in examine(Path(given), record=False).judged}
     out: list[ModelFacts] = []
     for role in MODEL_ROLES:
         command = (manifest.first(role) or "").strip()
         if command:
-            out.append(ModelFacts(role, command, resolve_model(command, Path(given), env)))
+            verdict = judged.get(role)
+            awaits = verdict.why if verdict is not None and not verdict.runs else ""
+            resolved = resolve_model(command, Path(given), env)
+            out.append(ModelFacts(role, command, resolved, awaits))
     return tuple(out)
 
 

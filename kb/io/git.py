@@ -4,6 +4,10 @@ Every git call runs with KB_COMMIT=1 (a fleet's pre-commit hook may refuse raw c
 without it). A failure that mentions index.lock is another git process mid-commit, so it
 is retried with backoff for about three seconds before giving up.
 
+Before committing, the model commands of every fleet.txt at or above a committed path that
+are this user's own uncommitted edit are approved (kb.io.trust), so committing them does
+not make them await approval as if they had come with a pull.
+
 The commit runs under the repository's tree lock (`.git/kb-tree.lock`, kb.io.lockfile), the
 lock `kb sync` holds while it commits kb's own files and rebases: a commit made in the middle
 of a rebase would land on a detached HEAD the rebase then moves away from.
@@ -11,6 +15,7 @@ of a rebase would land on a detached HEAD the rebase then moves away from.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import time
@@ -99,6 +104,12 @@ def commit(paths: Sequence[str], message: str | None) -> str:
             )
     repo = repos[0]
     rels = [_relative(p, repo) for p in paths]
+    # An edit of fleet.txt's model commands committed here is this user's own: approved
+    # before it is committed, after which nothing tells it from one that came with a pull.
+    from kb.io.trust import note_own
+
+    with contextlib.suppress(OSError):
+        note_own(paths)
     lock = tree_lock(repo)
     try:
         with locked(lock, TREE_LOCK_WAIT_S):

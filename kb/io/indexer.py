@@ -146,6 +146,8 @@ def index_report(
                     "rest was"
                 )
             continue
+        if store.notice and warnings is not None:
+            warnings.append(f"{snap.name}: {store.notice}")
         indexed.append(snap)
         try:
             store.bulk_writes()

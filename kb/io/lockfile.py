@@ -177,3 +177,21 @@ def read_or_empty(path: Path) -> str:
         return path.read_bytes().decode("utf-8", errors="replace")
     except FileNotFoundError:
         return ""
+
+
+def held_by_live(lock: Path) -> bool:
+    """Whether a living process holds `lock` now: its flock is taken. False for a lock whose
+    holder died (however young the file) and for no lock at all; where `flock` is missing,
+    any lock file counts as held."""
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    try:
+        held = _flock(fd, wait=False)
+        return held is not True
+    finally:
+        _unflock(fd)
+        os.close(fd)

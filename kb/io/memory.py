@@ -370,8 +370,9 @@ class Memory:
         fallen: dict[str, list[str]] = {}
         for b, store in zip(self.bases, self._stores, strict=True):
             out += b.snapshot.problems
-            if store.fallback:
-                fallen.setdefault(store.fallback, []).append(b.snapshot.name)
+            for why in (store.fallback, store.notice):
+                if why:
+                    fallen.setdefault(why, []).append(b.snapshot.name)
         # One line per kind of fall-back, naming its bases: a read-only fleet says it once.
         out += [f"{', '.join(names)}: {why}" for why, names in fallen.items()]
         return out + [f"{e}; this base was skipped and the rest answered" for e in self.skipped]

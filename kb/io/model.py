@@ -1,6 +1,9 @@
 """Running a model command named in fleet.txt: one process contract for every role.
 
 The classifier, answerer, promoter and reviewer are all run the same way:
+- A command fleet.txt names that came with a pull and was not approved on this machine
+  (`kb trust`, kb.io.trust) is not run at all: it "did not answer", and the reason says
+  it awaits approval.
 - The command line is split into shell words (POSIX rules, `shlex.split`); no shell ever
   runs it, so a `;` or a `$()` in fleet.txt is an argument, not a second command.
 - The program is looked up under the fleet root first (`<root>/<program>` when that is a
@@ -110,6 +113,13 @@ def run_model(command_line: str, prompt: str, fleet_root: Path, timeout: float) 
 
     def failed(reason: str) -> ModelReply:
         return ModelReply(None, reason, time.monotonic() - start)
+
+    # A command that came with a pull is not run until this machine's user approves it.
+    from kb.io.trust import refusal
+
+    unapproved = refusal(command_line, fleet_root)
+    if unapproved is not None:
+        return failed(unapproved)
 
     try:
         argv = split_command(command_line)

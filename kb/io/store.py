@@ -30,6 +30,7 @@ from typing import Any
 from attrs import frozen
 
 from kb.io.atomic import crash_point
+from kb.io.indexowner import discard, owned_by, stamp_for
 from kb.io.safe_read import Read, Refused, read_note
 from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.calibration import Calibration, everyday_words, title_sample, title_words_known
@@ -376,6 +377,12 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
+FOREIGN = (
+    "the index was not written on this machine (it came with the files: a clone, a pull "
+    "or a copy)"
+)
+
+
 def db_path(root: Path) -> Path:
     return root / ".kb" / "index.db"
 
@@ -404,6 +411,9 @@ class Store:
         # Why this store is not the base's own writable index (None when it is): printed
         # once by every verb that opens it.
         self.fallback: str | None = None
+        # Something this open did that a person should hear of once (an index this machine
+        # did not write, deleted): printed like `fallback`, by the open that did it.
+        self.notice: str | None = None
         self._stem_cache: dict[str, list[tuple[str, int]]] = {}
         # Stems whose prefix scan read the vocabulary's whole range (fewer rows than
         # STEM_SCAN_MAX): for them an empty class proves no word with that stem is indexed.
@@ -453,6 +463,15 @@ class Store:
         empty one in memory; `fallback` then says which, for the one-line warning."""
         path = db_path(root)
         existed = path.exists()
+        # An index this machine did not write is deleted unread (kb.io.indexowner).
+        stamp = stamp_for(root)
+        disowned = existed and stamp is not None and not owned_by(path, stamp)
+        if disowned:
+            try:
+                discard(path)
+            except OSError:
+                return cls._in_memory(path, f"{FOREIGN}, and it cannot be deleted here")
+            existed = False
         if read_only_fallback and not existed and not _writable_dir(root):
             return cls._in_memory(path, "nothing is indexed here and the folder cannot be written")
         try:
@@ -464,6 +483,9 @@ class Store:
                 check_same_thread=False,  # a Memory serialises its calls (kb.io.memory)
             )
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if stamp is not None and not existed:
+                # Before WAL, so the stamp is in the file's own header for the next opener.
+                conn.execute(f"PRAGMA application_id = {stamp}")
             try:
                 conn.execute("PRAGMA journal_mode = WAL")
             except sqlite3.OperationalError:
@@ -485,7 +507,10 @@ class Store:
                     str(e),
                 ) from e
             raise StoreError(f"cannot open the index at {path}: {e}", path, str(e)) from e
-        return cls(conn, path, rebuilt, lambda: _connect(path))
+        store = cls(conn, path, rebuilt, lambda: _connect(path))
+        if disowned:
+            store.notice = f"{FOREIGN}; kb deleted it unread, and kb index fills a new one"
+        return store
 
     @classmethod
     def _immutable(cls, path: Path) -> Store | None:

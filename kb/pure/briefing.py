@@ -36,6 +36,10 @@ from kb.pure.render import verdict_line
 
 NO_CLASSIFIER = "chosen by keyword score, with no classifier configured"
 CLASSIFIER_SILENT = "chosen by keyword score, because the configured classifier did not answer"
+CLASSIFIER_UNAPPROVED = (
+    "chosen by keyword score, because the classifier fleet.txt names awaits approval on this "
+    "machine"
+)
 HIT_BUDGET = 6000
 SHORT_MEMORY = " [SHORT MEMORY: recent, not distilled]"
 ROLE_CAP = 96
@@ -75,16 +79,25 @@ def roster(agents: Sequence[RosterAgent]) -> str:
 # -- the verdict ----------------------------------------------------------------------------
 
 
-def fallback(retrieval_verdict: str, elected: str | None, configured: bool) -> Judgement | None:
-    """The verdict when no classifier answered: the keyword election, only on a hit."""
+def fallback(
+    retrieval_verdict: str, elected: str | None, configured: bool, unapproved: bool = False
+) -> Judgement | None:
+    """The verdict when no classifier answered (or it was not run: it awaits approval, kb
+    trust): the keyword election, only on a hit."""
     if retrieval_verdict != "hit" or elected is None:
         return None
     reason = CLASSIFIER_SILENT if configured else NO_CLASSIFIER
+    if configured and unapproved:
+        reason = CLASSIFIER_UNAPPROVED
     return Judgement(subject="", reason=reason, coverage="covered", owner=elected)
 
 
 def is_degraded(j: Judgement) -> bool:
-    return j.reason == CLASSIFIER_SILENT
+    return j.reason in (CLASSIFIER_SILENT, CLASSIFIER_UNAPPROVED)
+
+
+def is_unapproved(j: Judgement) -> bool:
+    return j.reason == CLASSIFIER_UNAPPROVED
 
 
 def coverage_refusal(j: Judgement, roster_text: str) -> str:
@@ -253,6 +266,13 @@ DEGRADED = (
     "alone. Routing is degraded, not stopped: if the choice looks wrong for this message, "
     "say so.\n\n"
 )
+UNAPPROVED = (
+    "VESTA: the classifier fleet.txt names came with a pull and has not been approved on this "
+    "machine, so it was not run and this was routed by keyword score alone. Approving it is "
+    "for the person who runs this machine, after reading it (kb trust), never for an agent. "
+    "Routing is degraded, not stopped: if the choice looks wrong for this message, say so."
+    "\n\n"
+)
 
 
 @frozen
@@ -336,6 +356,7 @@ class Routed:
     decomposition: str | None
     panel: str | None
     evidence: str
+    unapproved: bool = False  # degraded because the classifier awaits approval (kb trust)
 
 
 def routed_text(r: Routed) -> str:
@@ -349,7 +370,7 @@ def routed_text(r: Routed) -> str:
     else:
         out.append(still(r.agent))
     if r.degraded:
-        out.append(DEGRADED)
+        out.append(UNAPPROVED if r.unapproved else DEGRADED)
     if r.continuity:
         out.append(r.continuity.rstrip("\n") + "\n\n")
     if r.decomposition:

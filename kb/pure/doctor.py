@@ -11,10 +11,13 @@ The rules, in the order the lines are printed:
   and open; every warning the open gives (an unreadable alias file, a `private =` entry
   that names nothing) is a FIX.
 - **index**: every file in scope must be in the text index as it is on disk now; a file
-  new or changed since the last `kb index` is a FIX that names the command.
+  new or changed since the last `kb index` is a FIX that names the command. A `.kb/` path
+  the fleet's git repository tracks is a FIX of its own: a pull could bring an index.
 - **models**: every model command `fleet.txt` names must split into words, and its program
   be a file under the fleet root, an absolute path, or a name on PATH, and be executable.
-  Models are never run: a call costs time and money, and doctor runs in seconds.
+  Models are never run: a call costs time and money, and doctor runs in seconds. A command
+  that came with a pull and awaits approval (kb.pure.trust) is a FIX naming `kb trust`:
+  no verb runs it until then.
 - **extras**: `mcp` and `ui` are ok when installed and a skip when not; a missing `mcp` is
   a FIX when `.mcp.json` starts kb.
 - **hooks**: each hook command of the settings file(s). A command that is not kb's is
@@ -95,6 +98,7 @@ class ModelFacts:
     role: str
     command: str
     resolved: Resolved | None  # None: the line is empty or cannot be split
+    awaits: str = ""  # why it is not run until approved (kb.pure.trust); "" when it runs
 
 
 @frozen
@@ -135,6 +139,9 @@ class FleetFacts:
     miss_log: str = ""
     miss_log_problem: str = ""
     miss_waiting: int = 0
+    # Paths under a `.kb/` folder the fleet's git repository tracks (an index a pull could
+    # plant: kb.io.indexowner, docs/security.md)
+    tracked_index: tuple[str, ...] = ()
 
 
 @frozen
@@ -309,6 +316,17 @@ def _fleet(facts: DoctorFacts) -> list[Check]:
     else:
         scope = "with the private layer" if fleet.all else "without the private layer"
         out.append(Check(OK, "index", f"every file ({scope}) is indexed as it is on disk"))
+    if fleet.tracked_index:
+        shown = ", ".join(fleet.tracked_index[:3])
+        more = f" and {len(fleet.tracked_index) - 3} more" if len(fleet.tracked_index) > 3 else ""
+        out.append(
+            Check(
+                FIX,
+                "index",
+                f"git tracks {shown}{more}: .kb/ is each machine's own index, and a pull could "
+                "bring one; untrack it (git rm -r --cached <base>/.kb, then commit)",
+            )
+        )
     return out
 
 
@@ -359,6 +377,16 @@ def _models(facts: DoctorFacts) -> list[Check]:
         elif r.problem:
             fix = "; chmod +x it" if r.problem == "is not executable" else ""
             out.append(Check(FIX, subject, f"{r.written} {r.problem}{fix}"))
+        elif m.awaits:
+            fleet = facts.fleet.given
+            out.append(
+                Check(
+                    FIX,
+                    subject,
+                    f"`{m.command}` {m.awaits}; no verb runs it until you read it (and the files "
+                    f"it names) and approve it: kb trust {fleet}",
+                )
+            )
         else:
             out.append(Check(OK, subject, f"{r.written} is found {r.how}"))
     return out

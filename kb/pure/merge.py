@@ -55,6 +55,14 @@ so `kb sync` also merges the counted logs itself from the merge base (`merge_cou
 commits the difference (kb.io.sync). Only the wholly unchanged case is taken as it stands
 (`merge(a, a, a) == a`, and a side equal to the base yields the other side).
 
+Counts are validated before anything is added: a row a side added or changed whose count
+is negative, carries a sign, or passes MAX_COUNT (a billion) is refused, and the merge is
+a conflict that names the file, the side and the line, with ours left as it was. The readers
+skip such a row (a negative one, or a sum past 18 digits), so adding it would make rows
+vanish from `kb misses`; a count that is not a number at all is left to the reader's own
+forgiving rules. Text that is not UTF-8 reaches these functions with its bytes kept as lone
+surrogates (kb.io.mergedriver decodes with `surrogateescape`), and comes out the same.
+
 The counted logs (`merge_log`): kb-misroutes.txt, kb-abstentions.txt, kb-rejections.txt,
 kb-alias-rejections.txt. Each is one row per distinct record with a count and two dates,
 and each is merged exactly like the miss log, over its own row identity (kb.pure.routelogs,
@@ -68,6 +76,7 @@ counts keep ours' order first.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
@@ -87,6 +96,9 @@ THEIRS_MARK = ">" * MARKER_SIZE + " theirs"
 class Merged:
     text: str
     conflicted: bool = False
+    # Why nothing was merged, for a count kb refuses (one line naming file, side and line);
+    # `text` is then ours unchanged and `conflicted` is set.
+    problem: str = ""
 
 
 def merge(kind: str, base: str, ours: str, theirs: str, name: str | None = None) -> Merged:
@@ -98,6 +110,18 @@ def merge(kind: str, base: str, ours: str, theirs: str, name: str | None = None)
     if kind == "log":
         return merge_log(base, ours, theirs, name)
     raise ValueError(f"merge kind is one of {', '.join(KINDS)}, not {kind!r}")
+
+
+def owns(kind: str, path: str) -> bool:
+    """Whether a driver of `kind` merges the file at `path` (git's %P): its last part must be
+    one of that kind's own file names, so a `.gitattributes` line sending a note here is
+    refused rather than obeyed."""
+    leaf = path.replace("\\", "/").rsplit("/", 1)[-1]
+    if kind == "map":
+        return leaf == "MAP.md"
+    if kind == "misses":
+        return leaf == misslog.LOG_NAME
+    return kind == "log" and leaf in LOG_NAMES
 
 
 def _trivial(base: str, ours: str, theirs: str) -> Merged | None:
@@ -445,9 +469,53 @@ def _header(text: str) -> str:
     return "\n".join(lines[:n]) + "\n" if n else ""
 
 
+# A billion refusals of one question is no log any fleet keeps: a count past it is damage
+# or planted, and two of them added must still read back (a reader skips a count longer
+# than 18 digits).
+MAX_COUNT = 10**9
+_COUNT_LIKE = re.compile(r"[+-]?[0-9]+")
+
+
+def count_problem(name: str, text: str, base: str = "") -> tuple[int, str] | None:
+    """The first line of the counted log `text` (named `name`), not also a line of `base`,
+    whose count kb refuses: (its number from 1, why). A count field that is not a number
+    at all is the reader's business (module docstring)."""
+    have = set(base.split("\n")) if base else set()
+    tabbed = name.replace("\\", "/").rsplit("/", 1)[-1] != misslog.LOG_NAME
+    for n, raw in enumerate(text.split("\n"), 1):
+        if raw in have:
+            continue
+        body = raw.strip()
+        if not body or body.startswith(("#", "looked like:")):
+            continue
+        field = raw.split("\t", 1)[0].strip() if tabbed else body.split(None, 1)[0]
+        if not _COUNT_LIKE.fullmatch(field):
+            continue
+        if field.startswith("-") and field.strip("-0"):
+            why = "is negative"
+        elif field[0] in "+-":
+            why = "carries a sign, which kb never writes"
+        elif len(field.lstrip("0")) > len(str(MAX_COUNT)) or int(field) > MAX_COUNT:
+            why = f"is past {MAX_COUNT:,}"
+        else:
+            continue
+        return n, f"the count {field[:24]}{'...' if len(field) > 24 else ''} {why}"
+    return None
+
+
+def count_line(name: str, side: str, found: tuple[int, str]) -> str:
+    """One line naming a refused count: file, side, line, why, and the legal range."""
+    n, why = found
+    return f"{name} line {n} ({side}): {why}; a count is a whole number from 0 to {MAX_COUNT:,}"
+
+
 def _merge_rows(spec: _Rows, base: str, ours: str, theirs: str) -> Merged:
     """Counted rows merged from their common ancestor: counts add (ours + theirs - base),
     identical sides included (module docstring)."""
+    for side, text in (("ours", ours), ("theirs", theirs)):
+        found = count_problem(spec.name, text, base) if text != base else None
+        if found is not None:
+            return Merged(ours, conflicted=True, problem=count_line(spec.name, side, found))
     done = _trivial(base, ours, theirs)
     if done is not None and not ours == theirs != base:
         return done

@@ -17,10 +17,31 @@ Rules of this module:
   same lines go to `.git/info/attributes`, which git reads before the tracked file, so the
   drivers also work during the rebase that first brings the tracked file in.
 - The drivers are set in the repository's own git config (never `--global`): a name and a
-  command `<python> -m kb.shell.main merge-driver <kind> %O %A %B %P`, the interpreter kb
-  runs in, quoted for the shell git runs it with.
-- Derived and transient files (`.kb/`, lock files, deferred records) are listed in
-  `.git/info/exclude`, so a `git add -A` by hand cannot commit them.
+  command `<python> -I -m kb.shell.main merge-driver <kind> %O %A %B %P`, the interpreter kb
+  runs in, quoted for the shell git runs it with. `-I` is Python's isolated mode: git runs a
+  driver from the top of the work tree, and `python -m` would otherwise put that folder
+  first on the import path, so a pushed `kb/` package there would run as kb.
+- Derived and transient files (`.kb/`, lock files, deferred records, kb's temp files) are
+  listed in `.git/info/exclude`, so a `git add -A` by hand cannot commit them.
+
+Own places (what `kb sync` may commit):
+- A log is kb's own only where kb writes it: directly in the fleet root or directly in a
+  base's root. A map is kb's own only as `MAP.md` directly in a base's root. Anything with
+  one of those names elsewhere (`fleet/ada/records/kb-misses.txt`) is a person's file.
+- Nothing the base's private layer covers is ever kb's own: not a file in a private
+  folder, and nothing at all in a base that is private whole (the person base).
+
+What a pull may bring (checked before anything is committed or rebased; a refused pull
+changes nothing):
+- No path under a `.kb/` folder, added or changed: an index is derived per machine and
+  never travels. Deleting one is welcome.
+- No `.gitattributes` line, new to this side, that routes a path through `merge=union`
+  (which keeps both sides of a conflict without a word), or through one of kb's drivers
+  unless its pattern names exactly one of that driver's own files (`MAP.md`,
+  `fleet/ada/kb-misses.txt`, `**/kb-misroutes.txt`: no wildcard in the last part). A line
+  this side already has is left alone: it is in effect already, and it is this side's.
+  kb's own lines are also pinned in `.git/info/attributes`, which git reads before any
+  tracked file, so no pushed line can take kb's files away from kb's drivers.
 """
 
 from __future__ import annotations
@@ -32,6 +53,7 @@ from collections.abc import Iterable, Sequence
 from attrs import frozen
 
 from kb.pure import misslog
+from kb.pure.manifest import PrivateLayer
 from kb.pure.merge import LOG_NAMES
 from kb.pure.names import printable
 
@@ -54,7 +76,14 @@ DRIVERS = (
     Driver("misses", "kb-misses", "kb: kb-misses.txt, counts added", (misslog.LOG_NAME,)),
     Driver("log", "kb-log", "kb: kb's counted logs, counts added", LOG_NAMES),
 )
-EXCLUDES = (".kb/", "MAP.md.lock", "kb-*.txt.lock", ".kb-*.txt.pending/")
+EXCLUDES = (
+    ".kb/",
+    "MAP.md.lock",
+    "kb-*.txt.lock",
+    ".kb-*.txt.pending/",
+    ".MAP.md.*.tmp",
+    ".kb-*.txt.*.tmp",
+)
 EXCLUDE_COMMENT = "# kb sync: derived and transient files kb writes (never committed)"
 
 
@@ -83,9 +112,20 @@ def with_excludes(text: str) -> str:
     return _extended(text, EXCLUDE_COMMENT, EXCLUDES)
 
 
+# Python's isolated mode: no current folder, script folder, PYTHON* variable or user site on
+# the import path. git starts a merge driver in the top of the work tree, where a pushed
+# `kb/` package would otherwise be imported first (issue 24, F1).
+ISOLATED = "-I"
+
+
+def driver_prefix(python: str) -> str:
+    """How git starts kb for a merge: `<python> -I -m kb.shell.main`, quoted for a shell."""
+    return f"{shlex.quote(python)} {ISOLATED} -m kb.shell.main"
+
+
 def driver_settings(python: str) -> tuple[tuple[str, str], ...]:
     """The `git config` keys and values for every driver, run by interpreter `python`."""
-    command = f"{shlex.quote(python)} -m kb.shell.main merge-driver"
+    command = f"{driver_prefix(python)} merge-driver"
     out: list[tuple[str, str]] = []
     for d in DRIVERS:
         out.append((f"merge.{d.name}.name", d.title))
@@ -124,6 +164,153 @@ def is_kb_map_change(committed: str, now: str) -> bool:
 
 def is_kb_attributes_change(committed: str, now: str) -> bool:
     return now != committed and now == with_attributes(committed)
+
+
+# -- own places -----------------------------------------------------------------------------
+
+
+@frozen
+class Place:
+    """A base of the fleet as `kb sync` sees it: its root relative to the repository top
+    (`.` for the top itself) and its private layer."""
+
+    rel: str
+    private: PrivateLayer
+
+
+def _folder(rel: str) -> str:
+    return posixpath.dirname(rel) or "."
+
+
+def _inside(rel: str, folder: str) -> str | None:
+    """`rel` relative to `folder` (both relative to the repository top), or None."""
+    if folder in ("", "."):
+        return rel
+    return rel[len(folder) + 1 :] if rel.startswith(folder + "/") else None
+
+
+def is_private(rel: str, bases: Sequence[Place]) -> bool:
+    """Whether any base's private layer covers the path `rel`."""
+    for b in bases:
+        inner = _inside(rel, b.rel)
+        if inner is not None and b.private.covers(inner):
+            return True
+    return False
+
+
+def own_kind(rel: str, fleet_rel: str, bases: Sequence[Place]) -> str | None:
+    """`log` or `map` when `rel` (relative to the repository top) is one of kb's own files
+    at its own place and in no private layer, else None (module rules)."""
+    name = posixpath.basename(rel)
+    if name in OWN_LOGS:
+        kind = "log"
+    elif name == MAP_NAME:
+        kind = "map"
+    else:
+        return None
+    if is_private(rel, bases):
+        return None
+    folder = _folder(rel)
+    if any(b.rel == folder for b in bases):
+        return kind
+    fleet = fleet_rel.rstrip("/") or "."
+    return kind if kind == "log" and folder == fleet else None
+
+
+# -- what a pull may bring ------------------------------------------------------------------
+
+KB_FOLDER = ".kb"
+_GLOB = frozenset("*?[\\")
+
+
+def in_kb_folder(path: str) -> bool:
+    """Whether `path` is or lies under a `.kb` folder (an index), at any depth."""
+    return KB_FOLDER in path.split("/")
+
+
+def _attribute_words(line: str) -> tuple[str, list[str]] | None:
+    """A `.gitattributes` line as (pattern, attributes); None for a blank or comment line.
+    A pattern may be quoted, as git quotes it (`"a b" merge=union`)."""
+    body = line.strip()
+    if not body or body.startswith("#"):
+        return None
+    if body.startswith('"'):
+        i = 1
+        while i < len(body) and body[i] != '"':
+            i += 2 if body[i] == "\\" else 1
+        return body[1:i], body[i + 1 :].split()
+    words = body.split()
+    return words[0], words[1:]
+
+
+def _names_own_file(pattern: str, files: Sequence[str]) -> bool:
+    leaf = pattern.rsplit("/", 1)[-1]
+    return leaf in files and not any(c in _GLOB for c in leaf)
+
+
+def routed_lines(old: str, new: str) -> list[str]:
+    """The lines of a `.gitattributes` (`new`) that `old` (this side's version) lacks and
+    that route paths through `merge=union`, or through a kb driver without naming exactly
+    one of its own files (module rules)."""
+    have = {line.strip() for line in old.split("\n")}
+    by_name = {d.name: d.files for d in DRIVERS}
+    out: list[str] = []
+    for line in new.split("\n"):
+        if line.strip() in have:
+            continue
+        words = _attribute_words(line)
+        if words is None:
+            continue
+        pattern, attributes = words
+        for attribute in attributes:
+            key, eq, driver = attribute.partition("=")
+            if key != "merge" or not eq:
+                continue
+            if driver == "union" or (
+                driver in by_name and not _names_own_file(pattern, by_name[driver])
+            ):
+                out.append(line.strip())
+                break
+    return out
+
+
+@frozen
+class Refused:
+    """What a pull would bring that kb refuses: each a path or a `path: line` to name."""
+
+    kb_folders: tuple[str, ...] = ()
+    attributes: tuple[tuple[str, str], ...] = ()  # (the .gitattributes path, its line)
+    counts: tuple[str, ...] = ()  # kb.pure.merge.count_problem lines
+
+    def __bool__(self) -> bool:
+        return bool(self.kb_folders or self.attributes or self.counts)
+
+
+def refused_line(r: Refused, upstream: str) -> str:
+    """The one line when a pull is refused: what, why, and what to do; nothing changed."""
+    up = printable(upstream)
+    parts: list[str] = []
+    if r.kb_folders:
+        parts.append(
+            f"{up} adds {_names(r.kb_folders, 3)} under .kb/, which holds each machine's own "
+            "index and is never tracked (untrack it where it was committed: "
+            "git rm -r --cached <base>/.kb)"
+        )
+    if r.attributes:
+        shown = ", ".join(f"{printable(p)}: `{printable(x)}`" for p, x in r.attributes[:3])
+        more = f" and {len(r.attributes) - 3} more" if len(r.attributes) > 3 else ""
+        parts.append(
+            f"{up} adds {shown}{more}, which routes files through merge=union (both sides of a "
+            "conflict kept without a word) or through a kb merge driver meant only for kb's own "
+            "files (remove the line there, or commit it here first if it is yours)"
+        )
+    if r.counts:
+        parts.append(f"{_names(r.counts, 3)} (fix the line, or delete it)")
+    return (
+        f"sync refused what {up} brings: "
+        + "; ".join(parts)
+        + (". Nothing was changed here; run kb sync again once it is fixed")
+    )
 
 
 @frozen
@@ -182,6 +369,12 @@ class Report:
     reindexed: tuple[str, ...]
     pushed: int
     stash_kept: bool = False  # the autostash did not apply cleanly and is kept in git stash
+    # What this run undid of a sync that was killed (kb.io.syncrecover), first line first.
+    recovered: tuple[str, ...] = ()
+    # The model commands fleet.txt names that await approval (kb.pure.trust), as roles,
+    # and the fleet root `kb trust` is to be run on.
+    awaiting: tuple[str, ...] = ()
+    fleet: str = ""
 
 
 def _names(paths: Sequence[str], shown: int = 6) -> str:
@@ -191,6 +384,7 @@ def _names(paths: Sequence[str], shown: int = 6) -> str:
 
 def report_text(r: Report) -> str:
     lines = [f"synced {printable(r.where)} with {printable(r.upstream)}"]
+    lines += [f"  {printable(x)}" for x in r.recovered]
     if r.set_up:
         lines.append(
             "  set up the merge drivers: .gitattributes, .git/info/attributes and this "
@@ -214,6 +408,15 @@ def report_text(r: Report) -> str:
     lines.append(f"  pushed {r.pushed} commit(s)" if r.pushed else "  nothing to push")
     if r.stash_kept:
         lines.append(STASH_KEPT)
+    if r.awaiting:
+        roles = " and ".join(printable(x) for x in r.awaiting)
+        one = len(r.awaiting) == 1
+        lines.append(
+            f"  fleet.txt's {roles} {'command' if one else 'commands'} came with a pull and "
+            f"{'awaits' if one else 'await'} approval: nothing runs "
+            f"{'it' if one else 'them'} until you read {'it' if one else 'them'} and run "
+            f"kb trust {printable(r.fleet or r.where)}"
+        )
     return "\n".join(lines) + "\n"
 
 

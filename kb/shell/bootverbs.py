@@ -177,6 +177,7 @@ class Boot:
                 previous=previous,
                 constitution=self.constitution(agent) if switched else None,
                 degraded=judgement is not None and briefing.is_degraded(judgement),
+                unapproved=judgement is not None and briefing.is_unapproved(judgement),
                 continuity=self.continuity(switched),
                 decomposition=seating.note,
                 panel=(
@@ -212,6 +213,7 @@ class Boot:
     def judge(self, asked: str, answer: Answer) -> Judgement | None:
         command = fleet_manifest(self.root).first("classifier")
         judgement = None
+        unapproved = False
         if command is not None:
             from kb.io.model import model_timeout, run_model
             from kb.pure.classify import dossier, parse_reply
@@ -219,13 +221,18 @@ class Boot:
             prompt = dossier(
                 self.agents, asked, answer.found, answer.keyword_hits, answer.confidence
             )
+            from kb.pure.trust import AWAITS
+
             reply = run_model(command, prompt, Path(self.root), model_timeout())
             if reply.text is not None:
                 judgement = parse_reply(reply.text, [a.name for a in self.agents])
+            unapproved = AWAITS in reply.reason
         if judgement is not None:
             return judgement
         elected = self.name_of(answer.agent.agent) if answer.agent else None
-        return briefing.fallback(answer.confidence.verdict, elected, command is not None)
+        return briefing.fallback(
+            answer.confidence.verdict, elected, command is not None, unapproved
+        )
 
     def record_abstention(self, asked: str, answer: Answer, j: Judgement) -> None:
         from kb.io import routelogs

@@ -410,6 +410,14 @@ class MergeDriverInput:
 
 
 @frozen
+class TrustInput:
+    """`kb trust [fleet] [--dry-run]`: approve the model commands fleet.txt names."""
+
+    path: str = "."
+    dry_run: bool = field(default=False, kw_only=True)
+
+
+@frozen
 class SyncInput:
     """`kb sync [fleet] [--remote R] [--all]`. Flags are keyword-only, so a stray second
     positional is refused instead of becoming the remote."""

@@ -33,8 +33,13 @@ def merge_driver(inp: MergeDriverInput) -> Outcome:
         return Outcome(stderr=f"kb: merge-driver: {printable(str(e))}\n", code=1)
     if merged is None:
         return Outcome(
-            stderr=f"kb: merge-driver: {shown} is not UTF-8 text on one side; left for you\n",
+            stderr=f"kb: merge-driver: {shown} is not a {inp.kind} file of kb's, so kb does "
+            "not merge it (a .gitattributes line kb did not write sent it here); left for you\n",
             code=1,
+        )
+    if merged.problem:
+        return Outcome(
+            stderr=f"kb: merge-driver: {printable(merged.problem)}; left for you\n", code=1
         )
     if merged.conflicted:
         return Outcome(

@@ -397,6 +397,13 @@ COMMANDS += (
         summary="Commit kb's own files, rebase onto the remote, push, re-index what changed.",
     ),
     Command(
+        "trust",
+        ("kb trust [fleet] [--dry-run]",),
+        "TrustInput",
+        "kb.shell.trustverb:trust",
+        summary="Approve fleet.txt's model commands here; none that came with a pull runs before.",
+    ),
+    Command(
         "merge-driver",
         ("kb merge-driver <map|misses|log> <base> <ours> <theirs> [path]",),
         "MergeDriverInput",
@@ -443,6 +450,7 @@ USAGE_ORDER = (
     "links",
     "graph",
     "sync",
+    "trust",
     "merge-driver",
 )
 

@@ -176,6 +176,22 @@ HELP: dict[str, VerbHelp] = {
             USAGE_2,
         ),
     ),
+    "trust": VerbHelp(
+        (_i("[fleet]", "the fleet root whose fleet.txt names the commands; default .", "path"),),
+        (
+            _i(
+                "--dry-run",
+                "show each command, what it runs and whether it awaits approval; approve nothing",
+                "dry_run",
+            ),
+        ),
+        ("kb trust --dry-run", "kb trust ~/fleet"),
+        (
+            (0, "every command fleet.txt names is approved (or --dry-run showed them)"),
+            (1, "the fleet is not a folder, or the approvals could not be written"),
+            USAGE_2,
+        ),
+    ),
     "merge-driver": VerbHelp(
         (
             _i(

@@ -4,7 +4,7 @@ that produce these lines are tests/sync/test_sync_cli.py."""
 
 from __future__ import annotations
 
-from kb.pure.syncplan import Report, conflict_line, report_text
+from kb.pure.syncplan import Refused, Report, conflict_line, refused_line, report_text
 from tests.conftest import check_golden
 
 FIRST = Report(
@@ -22,11 +22,46 @@ QUIET = Report("/home/ana/fleet", "origin/main", False, (), (), 0, 0, (), 0)
 STASHED = Report(
     "/srv/fleet", "backup/trunk", False, ("kb-misses.txt",), (), 1, 1, ("bruno",), 1, True
 )
+RECOVERED = Report(
+    "/home/ana/fleet",
+    "origin/main",
+    False,
+    ("kb-misses.txt",),
+    (),
+    1,
+    2,
+    ("ada",),
+    1,
+    recovered=(
+        "a kb sync (process 4242) was killed; recovered",
+        "removed the lock(s) a killed git left: .git/index.lock",
+        "undid its unfinished rebase (your commits and files are as before it)",
+        "removed 3 temporary file(s) git or kb left",
+    ),
+    awaiting=("classifier",),
+    fleet="/home/ana/fleet",
+)
 
 
 def test_reports() -> None:
-    text = "".join(report_text(r) + "---\n" for r in (FIRST, QUIET, STASHED))
+    text = "".join(report_text(r) + "---\n" for r in (FIRST, QUIET, STASHED, RECOVERED))
     check_golden("sync/reports.txt", text)
+
+
+def test_refused_pulls() -> None:
+    shapes = (
+        Refused(kb_folders=("fleet/ada/.kb/index.db", "fleet/ada/.kb/index.db-wal")),
+        Refused(attributes=((".gitattributes", "fleet/ada/knowledge/*.md merge=kb-misses"),)),
+        Refused(
+            counts=(
+                "kb-misses.txt line 14 (on origin/main): the count -100 is negative; a count "
+                "is a whole number from 0 to 1,000,000,000",
+            )
+        ),
+    )
+    lines = [refused_line(r, "origin/main") for r in shapes]
+    assert all("\n" not in line for line in lines)
+    check_golden("sync/refused.txt", "".join(line + "\n" for line in lines))
 
 
 def test_conflict_lines() -> None:

@@ -100,6 +100,8 @@ LEFT_OUT = {
     "sync": "commits kb's own logs and maps through git and prints their paths; it is git's "
     "replication of the caller's own checkout, not a served view of the fleet",
     "merge-driver": "merges the three files git hands it into the second; reads no fleet",
+    "trust": "prints fleet.txt's model command lines and the paths and digests of the files "
+    "they name; reads no note and serves no passage",
 }
 
 

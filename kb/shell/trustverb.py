@@ -1,0 +1,37 @@
+"""`kb trust`: approve the model commands fleet.txt names, on this machine (kb.pure.trust).
+
+Typed input in, Outcome out; the rules are kb.pure.trust's, the facts and the approvals
+file kb.io.trust's.
+"""
+
+from __future__ import annotations
+
+from kb.pure.names import printable
+from kb.shell.inputs import TrustInput
+from kb.shell.outcome import Outcome
+
+
+def trust(inp: TrustInput) -> Outcome:
+    from pathlib import Path
+
+    from kb.io.trust import approve_all, examine
+    from kb.pure import trust as rules
+
+    root = Path(inp.path)
+    if not root.is_dir():
+        return Outcome(stderr=f"kb: trust: {printable(inp.path)} is not a folder\n", code=1)
+    fleet = examine(root, record=False)
+    approvals = str(fleet.approvals) if fleet.approvals is not None else None
+    if inp.dry_run:
+        rows = [(rules.state_of(j.verdict), j.command) for j in fleet.judged]
+    else:
+        was = {j.digest for j in fleet.judged if j.verdict.why == "approved"}
+        try:
+            approve_all(fleet)
+        except OSError as e:
+            return Outcome(stderr=f"kb: trust: {printable(str(e))}; nothing was approved\n", code=1)
+        rows = [
+            (rules.APPROVED if j.digest in was else rules.APPROVED_NOW, j.command)
+            for j in fleet.judged
+        ]
+    return Outcome(stdout=rules.trust_text(str(fleet.root), approvals, rows, inp.dry_run))
