@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.pure.scrub import RULES, SHAPES, _shape_source, scrub, shapes_for
+from kb.pure.scrubgate import FOLDED_NEEDS, NEEDS, could_hold_secret
 from tests.conftest import REPO
 
 ALNUM = string.ascii_letters + string.digits
@@ -349,3 +350,32 @@ def test_the_shapes_a_text_lacks_the_needs_of_could_not_have_matched(text: str) 
     smaller = rule.pattern_for(text, text.lower())
     whole = rule.pattern.sub(rule.replace, text)
     assert (smaller.sub(rule.replace, text) if smaller else text) == whole
+
+
+def test_the_gate_knows_every_need_of_every_rule_and_shape() -> None:
+    # kb.pure.scrubgate decides, without importing the scrubber, that a refused question
+    # need not be scrubbed (issue 24): every need of a rule or a shape must contain one of
+    # its strings, or a text holding only that need would go unscrubbed.
+    for rule in RULES:
+        assert rule.needs or rule.select is not None, rule.name
+        gate = FOLDED_NEEDS if rule.fold else NEEDS
+        for need in rule.needs:
+            assert any(g in need for g in gate), (rule.name, need)
+    for shape in SHAPES:
+        assert shape.needs, shape.provider
+        for need in shape.needs:
+            assert any(g in need for g in NEEDS), (shape.provider, need)
+
+
+@PROVERBS
+@given(
+    st.one_of(
+        corpus().map(lambda c: c[0]),
+        st.lists(st.one_of(st.sampled_from(NEAR_MISSES), st.text(max_size=6)), max_size=16).map(
+            "".join
+        ),
+    )
+)
+def test_a_text_the_gate_passes_over_is_left_unchanged(text: str) -> None:
+    if not could_hold_secret(text):
+        assert scrub(text) == text
