@@ -20,6 +20,9 @@ Rules of this module:
   rest), so a 3 MB question costs what a 10,000-character one does; the margin is longer
   than any one secret the scrubber knows (a 4,096-bit RSA key block is about 3,300
   characters), and a block cut by the window is redacted to its end, as half a key is.
+- Control characters are escaped as a terminal output escapes them (kb.pure.names.printable,
+  lines kept for the row's writer to flatten): a log is a text file people `cat`, and a
+  question with an OSC-52 clipboard write or a bidi override in it must not act when they do.
 - A cut never leaves half a marker: `[REDACTED_SEC` at the end is dropped whole.
 - `cut` alone (no scrubbing) is idempotent and cheap; every pure `record` applies it to the
   row it writes, so a row longer than the limit cannot be written even by a caller that
@@ -36,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from kb.pure.names import printable
 from kb.pure.scrubgate import could_hold_secret
 from kb.pure.tokens import MAX_QUESTION_CHARS
 
@@ -66,15 +70,16 @@ def cut(text: str, limit: int = MAX_TEXT_CHARS) -> str:
 
 
 def loggable(text: str) -> str:
-    """`text` as a log keeps it: scrubbed of secrets, then cut to MAX_TEXT_CHARS."""
+    """`text` as a log keeps it: scrubbed of secrets, control characters escaped, cut to
+    MAX_TEXT_CHARS."""
     window = text[: MAX_TEXT_CHARS + SCRUB_MARGIN]
-    if not could_hold_secret(window):
-        return cut(window)  # most refused questions: not even the scrubber's import
-    # Imported here: the scrubber is not free to import (its rules and shapes, ~10 ms), and
-    # most callers of the log modules (reading a log back, a merge) never record anything.
-    from kb.pure.scrub import scrub
+    if could_hold_secret(window):  # most refused questions do not: not even its import
+        # Imported here: the scrubber is not free to import (its rules and shapes, ~10 ms),
+        # and most callers of the log modules (reading a log back, a merge) record nothing.
+        from kb.pure.scrub import scrub
 
-    return cut(scrub(window))
+        window = scrub(window)
+    return cut(printable(window, lines=True))
 
 
 def bounded(
