@@ -839,16 +839,22 @@ class Memory:
     @serialised
     def recall_loss(self, question: str, confidence: Confidence) -> RecallLoss | None:
         """Record a refused question in the miss log; None unless the verdict is nothing.
-        A question of stopwords only is not a miss: no note or alias would have caught it."""
+        A question of stopwords only is not a miss: no note or alias would have caught it.
+        The question is logged (and reported in the loss) scrubbed of secrets and cut to the
+        characters the router reads (kb.pure.logbounds)."""
         if self.is_empty() or confidence.verdict != "nothing" or not self.searchable(question):
             return None
         looked_like = tuple(self.suggest(question))
         today = clock.today_utc()
         from kb.io import misslog  # only a refusal writes the miss log
+        from kb.pure.logbounds import loggable
 
         log = misslog.log_path(self.opened[0])
-        error = misslog.record(log, question, looked_like, today)
-        return RecallLoss(question, looked_like, today, str(log), error)
+        # What is logged, scrubbed of secrets and cut to what the router read: the loss
+        # reports that, and `kb boot` hands it on to the session record.
+        logged = loggable(question)
+        error = misslog.record(log, logged, looked_like, today)
+        return RecallLoss(logged, looked_like, today, str(log), error)
 
     # -- listing and describing ----------------------------------------------------------
 

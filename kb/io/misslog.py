@@ -4,7 +4,9 @@ The file is rewritten whole (temp file + rename) under an exclusive lock file, s
 never sees half a file. When another writer holds the lock past `LOCK_WAIT_S`, the question
 is deferred and folded in by the next writer (kb.io.deferred): concurrent agents lose no
 question and no route waits. A failed write never fails the query: it is reported back as
-a message.
+a message. What is recorded is scrubbed of secrets and cut first, and the log is bounded
+(kb.pure.logbounds, issue 24): a refusal costs the same on the thousandth day as on the
+first.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kb.io import deferred
-from kb.pure import misslog
+from kb.pure import logbounds, misslog
 
 LOCK_WAIT_S = 0.5
 
@@ -27,7 +29,10 @@ def log_path(root: str) -> Path:
 
 
 def record(path: Path, question: str, looked_like: Sequence[str], today: str) -> str | None:
-    """Record one refusal; None on success, else the one-line reason it was not recorded."""
+    """Record one refusal; None on success, else the one-line reason it was not recorded.
+    The question is scrubbed of secrets and cut to what the router reads before anything
+    is written, a deferred record included (kb.pure.logbounds.loggable)."""
+    question = logbounds.loggable(question)
     if not question.strip():
         return None
     record = {"question": question, "looked_like": list(looked_like), "date": today}

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from kb.io import deferred
 from kb.pure import rejections
+from kb.pure.logbounds import loggable
 
 LOCK_WAIT_S = 5.0
 
@@ -32,7 +33,8 @@ def load(path: Path) -> tuple[rejections.Row, ...]:
 
 def record(path: Path, agent: str, slug: str, lens: str, reason: str, today: str) -> str | None:
     """Count one refusal in; None on success, else why it was not recorded (one line)."""
-    record = {"agent": agent, "slug": slug, "lens": lens, "reason": reason, "date": today}
+    # a model's reason may quote what it reviewed: scrubbed before anything is written
+    record = {"agent": agent, "slug": slug, "lens": lens, "reason": loggable(reason), "date": today}
     return deferred.update(path, record, _fold, LOCK_WAIT_S)
 
 

@@ -13,6 +13,9 @@ taken over (kb.io.lockfile).
 Waiting differs by caller: `kb misroute` is a deliberate act and waits up to 5 s for the
 lock; `kb boot` runs on every prompt and waits 0.5 s, as the miss log does. Past the wait
 the record is deferred and folded in by the next writer (kb.io.deferred): never dropped.
+
+What a record holds of a message is scrubbed of secrets and cut first, and the logs are
+bounded (kb.pure.logbounds, issue 24): `kb sync` pushes them, and nobody decided to write them.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 
 from kb.io import deferred
 from kb.pure import routelogs
+from kb.pure.logbounds import loggable
 
 MISROUTE_LOCK_WAIT_S = 5.0
 ABSTENTION_LOCK_WAIT_S = 0.5
@@ -54,10 +58,11 @@ def record_misroute(path: Path, filing: routelogs.Filing, today: str) -> str | N
     """File one misroute; None when it is in the log or deferred (kb.io.deferred), else the
     one-line reason nothing was kept."""
     record = {
-        "message": filing.message,
+        # scrubbed of secrets before anything is written, a deferred record included
+        "message": loggable(filing.message),
         "chose": filing.chose,
         "owner": filing.owner,
-        "why": filing.why,
+        "why": loggable(filing.why),
         "date": today,
     }
     return deferred.update(path, record, _fold_misroutes, MISROUTE_LOCK_WAIT_S)
@@ -99,7 +104,11 @@ def record_abstention(
 ) -> str | None:
     """Record one abstention (for `kb boot`); None when it is in the log or deferred, else
     why it was not kept. The arguments are `kb.pure.routelogs.abstention_line`'s."""
-    new = routelogs.new_abstention(coverage, nearest, subject, message, reason, totals, today)
+    # the message a person sent, and what the classifier said of it, scrubbed of secrets
+    # before anything is written, a deferred record included
+    new = routelogs.new_abstention(
+        coverage, nearest, loggable(subject), loggable(message), loggable(reason), totals, today
+    )
     record = {k: getattr(new, k) for k in _ABSTENTION_FIELDS}
     return deferred.update(path, record, _fold_abstentions, ABSTENTION_LOCK_WAIT_S)
 

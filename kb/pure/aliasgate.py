@@ -20,7 +20,10 @@ Rules of this module (retrieval-core.md §14.5, Appendix A):
 - `kb-alias-rejections.txt`: a `#` header, then tab-separated `count, first, last, line,
   why`; a row's identity is its line, compared exactly; a repeat adds one to the count,
   keeps the first date, sets the last and takes the new reason; rows sorted by count,
-  highest first, stable.
+  highest first, stable. Both fields are cut to the characters the router reads (the
+  caller scrubbed them of secrets: a reason quotes the question), and past 2,000 rows or
+  1 MiB the least refused, oldest rows are dropped, never the one just folded
+  (kb.pure.logbounds, issue 24).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from collections.abc import Sequence
 
 from attrs import evolve, frozen
 
+from kb.pure.logbounds import bounded, cut, utf8_len
 from kb.pure.session import flatten
 from kb.pure.tokens import normalise, question_terms
 
@@ -228,7 +232,7 @@ def parse_rejections(text: str) -> tuple[Rejection, ...]:
 def fold_rejection(
     rows: Sequence[Rejection], line: str, why: str, today: str
 ) -> tuple[Rejection, ...]:
-    line, why = flatten(line), flatten(why)
+    line, why = cut(flatten(line)).strip(), cut(flatten(why)).strip()
     out = list(rows)
     for i, row in enumerate(out):
         if row.line == line:
@@ -236,15 +240,27 @@ def fold_rejection(
             break
     else:
         out.append(Rejection(1, today, today, line, why))
-    return tuple(sorted(out, key=lambda r: -r.count))
+    ranked = sorted(out, key=lambda r: -r.count)
+    recorded = next(i for i, r in enumerate(ranked) if r.line == line)
+    return tuple(
+        bounded(
+            ranked,
+            lambda r: utf8_len(_rejection_line(r)),
+            lambda r: r.count,
+            lambda r: (r.last_seen, r.first_seen),
+            utf8_len(REJECTIONS_HEADER),
+            keep=recorded,
+        )
+    )
+
+
+def _rejection_line(r: Rejection) -> str:
+    fields = (str(r.count), r.first_seen, r.last_seen, flatten(r.line), flatten(r.why))
+    return "\t".join(fields) + "\n"
 
 
 def render_rejections(rows: Sequence[Rejection]) -> str:
-    body = "".join(
-        "\t".join((str(r.count), r.first_seen, r.last_seen, flatten(r.line), flatten(r.why))) + "\n"
-        for r in rows
-    )
-    return REJECTIONS_HEADER + body
+    return REJECTIONS_HEADER + "".join(_rejection_line(r) for r in rows)
 
 
 # -- the prompt -----------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from typing import Literal
 from attrs import frozen
 
 from kb.pure.fusion import Found, Passage
+from kb.pure.names import printable
 from kb.pure.plural import counted
 from kb.pure.render import empty_base_text, shortfall_block
 from kb.pure.verdict import Confidence, Verdict
@@ -281,15 +282,17 @@ def no_answerer_text(found: Sequence[Found]) -> str:
 
 
 def silent_text(found: Sequence[Found], reason: str) -> str:
-    why = f" ({reason})" if reason else ""
+    why = f" ({printable(reason)})" if reason else ""
     head = f"kb answer: the answerer did not reply{why}, so here is the reading list:"
     return "\n".join([head, *reading_list(found)]) + "\n"
 
 
 def answered_text(reply: str, found: Sequence[Found], mode: Mode, confidence: Confidence) -> str:
-    sources = "".join(f" {f.base}/{f.path}" for f in found[: mode.files])
+    """The model's reply as the person reads it: its lines kept, every control character
+    and bidi control escaped (a model's ANSI escapes never reach the terminal: F13)."""
+    sources = "".join(f" {printable(f.base)}/{printable(f.path)}" for f in found[: mode.files])
     return (
-        f"{reply.strip()}\n\n"
+        f"{printable(reply.strip(), lines=True)}\n\n"
         f"sources served:{sources}\n"
         f"mode: {mode.label} | confidence: covers {confidence.coverage:.0%} of the question; "
         f"{verdict_phrase(confidence.verdict)}\n"
@@ -435,16 +438,16 @@ def reduce_prompt(question: str, facts: Sequence[str]) -> str:
 
 def complete_text(reply: str, files: int, calls: int, seconds: float) -> str:
     return (
-        f"{reply.strip()}\n\n"
+        f"{printable(reply.strip(), lines=True)}\n\n"
         f"mode: complete | read {counted(files, 'file')} in {counted(calls, 'model call')} | "
         f"{seconds:.1f}s total\n"
     )
 
 
 def reduce_failed_text(reason: str, facts: Sequence[str]) -> str:
-    why = f" ({reason})" if reason else ""
+    why = f" ({printable(reason)})" if reason else ""
     head = f"kb answer --complete: the reduce call failed{why}; the extracted facts:"
-    return "\n".join([head, *facts]) + "\n"
+    return "\n".join([head, *(printable(f) for f in facts)]) + "\n"
 
 
 # -- `kb answer --json` ----------------------------------------------------------------------

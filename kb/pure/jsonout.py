@@ -1,7 +1,11 @@
 """The JSON writer every `--json` output and MCP reply uses.
 
 Rules of this module:
-- One line, no whitespace, UTF-8 literal (no \\u escapes for non-ASCII).
+- One line, no whitespace, UTF-8 literal (no \\u escapes for non-ASCII), except what a
+  terminal would act on or hide: every C0 control, DEL and the C1 controls, the line and
+  paragraph separators, the bidi controls (kb.pure.names.BIDI_CONTROLS) and lone surrogates
+  are written as \\u escapes, so a JSON output printed to a terminal is as safe as the text
+  one (issue 24), and decodes to the same string.
 - Keys are written in the order the value gives them; shapes that the spec sorts build
   their dicts sorted (see `sorted_keys`).
 - Non-finite numbers are `null`; integral floats print as integers; other floats print
@@ -15,6 +19,8 @@ import math
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
+
+from kb.pure.names import BIDI_CONTROLS
 
 _ESCAPES = {
     '"': '\\"',
@@ -34,13 +40,23 @@ def round6(x: float) -> float:
     return math.copysign(math.floor(scaled + 0.5) / 1e6, x)
 
 
+_U_ESCAPED = BIDI_CONTROLS | frozenset("\u2028\u2029")
+
+
 def escape(text: str) -> str:
     out: list[str] = []
     for ch in text:
+        code = ord(ch)
         if ch in _ESCAPES:
             out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20:
-            out.append(f"\\u{ord(ch):04x}")
+        elif (
+            code < 0x20
+            or 0x7F <= code < 0xA0
+            or 0xD800 <= code <= 0xDFFF
+            or (code >= 0x2000 and ch in _U_ESCAPED)
+            or ch == "\u061c"
+        ):
+            out.append(f"\\u{code:04x}")
         else:
             out.append(ch)
     return '"' + "".join(out) + '"'

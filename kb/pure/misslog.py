@@ -10,6 +10,10 @@ Rules of this module:
   number (or is longer than 18 digits) is skipped, a later duplicate overwrites an earlier
   one, and a torn last line (a writer killed mid-line) reads as whatever fields it still has
   or as nothing.
+- Bounded (issue 24, kb.pure.logbounds): a recorded question is cut to the characters the
+  router reads (the writer, kb.io.misslog, scrubbed it of secrets first), a row left longer
+  by an older kb is cut too (rows that then read the same fold, counts added), and past
+  2,000 rows or 1 MiB the least asked, oldest rows are dropped, never the one just recorded.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from attrs import evolve, frozen
+
+from kb.pure.logbounds import MAX_TEXT_CHARS, bounded, cut, utf8_len
 
 LOG_NAME = "kb-misses.txt"
 
@@ -86,15 +92,15 @@ def record(
     misses: Sequence[Miss], question: str, looked_like: Sequence[str], today: str
 ) -> list[Miss]:
     # A line break would split the question's row (and a CR hide it): each becomes a space.
-    q = question.replace("\r", " ").replace("\n", " ").strip()
-    offered = (w.replace("\r", " ").replace("\n", " ").strip() for w in looked_like)
+    q = cut(question.replace("\r", " ").replace("\n", " ").strip()).strip()
+    offered = (cut(w.replace("\r", " ").replace("\n", " ").strip()) for w in looked_like)
     looked_like = [w for w in offered if w]  # as the parser reads it back
     if not q:
         return list(misses)
     key = q.lower()
     out: list[Miss] = []
     found = False
-    for m in misses:
+    for m in _within_limit(misses):
         if m.question.lower() == key and not found:
             out.append(evolve(m, count=m.count + 1, last=today, looked_like=tuple(looked_like)))
             found = True
@@ -102,13 +108,47 @@ def record(
             out.append(m)
     if not found:
         out.append(Miss(1, today, today, q, tuple(looked_like)))
-    return ordered(out)
+    out = ordered(out)
+    recorded = next(i for i, m in enumerate(out) if m.question.lower() == key)
+    return bounded(
+        out,
+        lambda m: utf8_len(_row(m)),
+        lambda m: m.count,
+        lambda m: (m.last, m.first),
+        utf8_len(HEADER),
+        keep=recorded,
+    )
+
+
+def _within_limit(misses: Sequence[Miss]) -> Sequence[Miss]:
+    """The rows with every question cut to the limit (an older kb wrote whole questions);
+    rows that then read the same fold into one, their counts added."""
+    if all(len(m.question) <= MAX_TEXT_CHARS for m in misses):
+        return misses
+    by_key: dict[str, Miss] = {}
+    for m in misses:
+        m = evolve(m, question=cut(m.question).strip())
+        key = m.question.lower()
+        seen = by_key.get(key)
+        by_key[key] = (
+            m
+            if seen is None
+            else evolve(
+                seen,
+                count=seen.count + m.count,
+                first=min(seen.first, m.first),
+                last=max(seen.last, m.last),
+            )
+        )
+    return ordered(by_key.values())
+
+
+def _row(m: Miss) -> str:
+    text = f"\n{m.count:<4} {m.first} {m.last} {m.question}\n"
+    if m.looked_like:
+        text += "     looked like: " + ", ".join(m.looked_like) + "\n"
+    return text
 
 
 def render(misses: Sequence[Miss]) -> str:
-    parts = [HEADER]
-    for m in ordered(misses):
-        parts.append(f"\n{m.count:<4} {m.first} {m.last} {m.question}\n")
-        if m.looked_like:
-            parts.append("     looked like: " + ", ".join(m.looked_like) + "\n")
-    return "".join(parts)
+    return HEADER + "".join(_row(m) for m in ordered(misses))

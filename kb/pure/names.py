@@ -13,6 +13,8 @@ Rules of this module:
 
 from __future__ import annotations
 
+import re
+
 MAX_NAME = 40
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
@@ -39,22 +41,61 @@ def is_plain_component(name: str) -> bool:
     )
 
 
-def printable(value: str) -> str:
-    """`value` as one line of a message: control characters (a newline above all, which
-    would split a one-line error in two) shown as escapes, a lone surrogate (a byte of a
-    file name that is not UTF-8, as the OS hands it over) as U+FFFD, which any stream can
-    write, everything else as typed."""
+# The invisible characters that reorder what a terminal shows (a Trojan Source attack):
+# the Arabic letter mark, left-to-right and right-to-left marks, embeddings, overrides and
+# isolates, and their pop. Escaped like control characters: none of them is ever needed to
+# read a note, a question or a model's reply, and any of them can make a line say what it
+# does not.
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+# What `printable(..., lines=True)` escapes: C0 controls but TAB and LF, DEL, C1 controls,
+# the line and paragraph separators, the bidi controls, lone surrogates, and a CR that does
+# not end a line (one that does is the file's line ending, and harmless).
+_UNSAFE_IN_LINES = (
+    "[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+    "\ud800-\udfff]|\r(?!\n)"
+)
+
+
+def printable(value: str, lines: bool = False) -> str:
+    """`value` as a terminal may show it: control characters (a newline above all, which
+    would split a one-line error in two; ESC, which starts every terminal command, OSC-52
+    clipboard writes included) shown as escapes, the bidi controls too, a lone surrogate (a
+    byte of a file name that is not UTF-8, as the OS hands it over) as U+FFFD, which any
+    stream can write, everything else as typed.
+
+    With `lines`, the text keeps its lines and tabs (a note, a model's reply, a whole
+    report): LF, TAB and a CR before an LF stay, the rest is escaped as above.
+
+    An escape is `\\n`, `\\r` or `\\t`, else `\\xNN` below U+0020 and `\\uNNNN` from DEL on,
+    which is how JSON writes them too: a JSON text run through this stays the same JSON
+    (its encoder already escaped every C0 control)."""
+    if lines:
+        # the pattern is compiled once and cached by re; the common text holds nothing
+        if re.search(_UNSAFE_IN_LINES, value) is None:
+            return value
+        return re.sub(_UNSAFE_IN_LINES, lambda m: _escape(m.group(0)[0]), value)
     if value.isprintable():  # no control character at all: the common case, at C speed
         return value  # (the walk calls this for every name: 0.24 s per 10,000 files without)
-    out: list[str] = []
-    for c in value:
-        code = ord(c)
-        if 0xD800 <= code <= 0xDFFF:
-            out.append("\ufffd")
-        elif c in "\n\r\t":
-            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t"}[c])
-        elif code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0 or c in "\u2028\u2029":
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        else:
-            out.append(c)
-    return "".join(out)
+    return "".join(_escape(c) if _unsafe(c) else c for c in value)
+
+
+def _unsafe(c: str) -> bool:
+    code = ord(c)
+    return (
+        code < 0x20
+        or 0x7F <= code < 0xA0
+        or 0xD800 <= code <= 0xDFFF
+        or c in "\u2028\u2029"
+        or c in BIDI_CONTROLS
+    )
+
+
+def _escape(c: str) -> str:
+    code = ord(c)
+    if 0xD800 <= code <= 0xDFFF:
+        return "\ufffd"
+    if c in "\n\r\t":
+        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}[c]
+    return f"\\x{code:02x}" if code < 0x20 else f"\\u{code:04x}"

@@ -12,6 +12,10 @@ Rules of this module:
   can go.
 - Terminal keys are cut at 8 with a count of the rest; JSON keys are never cut. JSON keys
   are in codepoint order like every retrieval `--json`.
+- Every value the terminal text shows that came from the log or a note (the question, what
+  it looked like, paths, titles, keys) goes through `printable`: a question logged with a
+  NUL, an OSC-52 clipboard write or a bidi override shows them escaped, and cannot split a
+  row (issue 24, F13).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from kb.pure.entries import Entry
 from kb.pure.fusion import Found
 from kb.pure.jsonout import round6, sorted_keys
 from kb.pure.misslog import Miss
+from kb.pure.names import printable
 from kb.pure.plural import counted
 
 KEYS_SHOWN = 8
@@ -102,7 +107,7 @@ def _keys_line(nm: NearMiss) -> str:
         return "            keys: none. The index holds no entry for this file."
     if not nm.keys:
         return "            keys: none declared on its Search for line."
-    shown = ", ".join(nm.keys[:KEYS_SHOWN])
+    shown = ", ".join(printable(k) for k in nm.keys[:KEYS_SHOWN])
     rest = len(nm.keys) - KEYS_SHOWN
     return f"            keys: {shown}" + (f", and {rest} more" if rest > 0 else "")
 
@@ -110,13 +115,13 @@ def _keys_line(nm: NearMiss) -> str:
 def _view_lines(v: MissView) -> list[str]:
     m = v.miss
     dates = m.first if m.first == m.last else f"{m.first} to {m.last}"
-    lines = ["", f"  {m.count:>3}x  {dates}  {m.question}"]
+    lines = ["", f"  {m.count:>3}x  {printable(dates)}  {printable(m.question)}"]
     if m.looked_like:
-        lines.append(f"        looked like: {', '.join(m.looked_like)}")
+        lines.append(f"        looked like: {', '.join(printable(w) for w in m.looked_like)}")
     if v.cleared:
         lines.append(
-            f"        it is a hit today: {', '.join(v.cleared)} answers it, so this line "
-            "can be deleted."
+            f"        it is a hit today: {', '.join(printable(c) for c in v.cleared)} answers "
+            "it, so this line can be deleted."
         )
     if not v.near:
         if not v.cleared:
@@ -126,10 +131,10 @@ def _view_lines(v: MissView) -> list[str]:
         return lines
     lines.append("        nearest files today:")
     for nm in v.near:
-        title = f"  {nm.title}" if nm.title else ""
+        title = f"  {printable(nm.title)}" if nm.title else ""
         lines.append(
-            f"          {nm.base}/{nm.path}  keyword {nm.keyword_score:.2f}  "
-            f"{' + '.join(nm.why)}{title}"
+            f"          {printable(nm.base)}/{printable(nm.path)}  keyword "
+            f"{nm.keyword_score:.2f}  {' + '.join(nm.why)}{title}"
         )
         lines.append(_keys_line(nm))
         if f"{nm.keyword_score:.2f}" == "0.00":
@@ -142,7 +147,7 @@ def _view_lines(v: MissView) -> list[str]:
 
 def render(r: MissesReport, closing: bool = True) -> str:
     lines = [
-        f"log:      {r.log}",
+        f"log:      {printable(r.log)}",
         f"indexed:  {counted(r.entries, 'entry', 'entries')} across {counted(r.agents, 'agent')}, "
         f"floor {r.floor:.2f}",
     ]

@@ -14,6 +14,10 @@ Rules of this module:
   fields, so an empty reason is still a row), `#` lines and blank lines skipped, a row needs at
   least seven tab fields, an unparsable count reads as 1, and a reason that held tabs (a
   file written by hand) keeps them, rejoined.
+- Bounded (issue 24, kb.pure.logbounds): every recorded field is cut to the characters the
+  router reads of a question (the writer, kb.io.rejectlog, scrubbed the reason of secrets
+  first: a model's reason may quote a note); past 2,000 rows or 1 MiB the least refused,
+  oldest rows are dropped, never the one just recorded.
 - `kb rejections` filters by agent and lens with a case-insensitive comparison, prints at
   most `max(top, 1) * 4` rows in file order, and always succeeds.
 """
@@ -26,6 +30,7 @@ from typing import Any
 from attrs import evolve, frozen
 
 from kb.pure.jsonout import dumps
+from kb.pure.logbounds import bounded, cut, utf8_len
 from kb.pure.names import printable
 from kb.pure.session import flatten
 
@@ -88,8 +93,8 @@ def parse(text: str) -> tuple[Row, ...]:
 def record(
     rows: Sequence[Row], agent: str, slug: str, lens: str, reason: str, today: str
 ) -> tuple[Row, ...]:
-    agent, slug, lens = flatten(agent), flatten(slug), flatten(lens)
-    reason = flatten(reason) or "no reason given"
+    agent, slug, lens = (cut(flatten(f)).strip() for f in (agent, slug, lens))
+    reason = cut(flatten(reason)).strip() or "no reason given"
     out = list(rows)
     for i, row in enumerate(out):
         if (row.agent, row.slug, row.lens) == (agent, slug, lens):
@@ -97,7 +102,19 @@ def record(
             break
     else:
         out.append(Row(1, today, today, agent, slug, lens, reason))
-    return tuple(sorted(out, key=lambda r: -r.count))
+    ranked = sorted(out, key=lambda r: -r.count)
+    key = (agent, slug, lens)
+    recorded = next(i for i, r in enumerate(ranked) if (r.agent, r.slug, r.lens) == key)
+    return tuple(
+        bounded(
+            ranked,
+            lambda r: utf8_len(row_line(r)) + 1,
+            lambda r: r.count,
+            lambda r: (r.last_seen, r.first_seen),
+            utf8_len(HEADER),
+            keep=recorded,
+        )
+    )
 
 
 def row_line(row: Row) -> str:

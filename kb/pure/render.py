@@ -137,13 +137,14 @@ def result_lines(f: Found, changed: bool) -> list[str]:
     label = "  [short memory]" if f.layer == "short" else ""
     if changed:
         label += f"  {CHANGED_LABEL}"
-    lines = [f"  {f.score:>5.3f}  {f.base:<8} {f.path:<44} {' + '.join(f.why)}{label}"]
+    base, path = printable(f.base), printable(f.path)  # a file name may hold anything
+    lines = [f"  {f.score:>5.3f}  {base:<8} {path:<44} {' + '.join(f.why)}{label}"]
     if f.matched:
         lines.append(f"         matched: {', '.join(f.matched)}")
     if f.passages:
         first = f.passages[0]
-        excerpt = first.excerpt.replace("\n", " ").strip()
-        lines.append(f"         {first.heading_path}: {excerpt}")
+        excerpt = printable(first.excerpt.replace("\n", " ").strip(), lines=True)
+        lines.append(f"         {printable(first.heading_path)}: {excerpt}")
     return lines
 
 

@@ -27,6 +27,11 @@ Rules of this module:
   descending, ties in file order; abstentions count descending, then subject ascending.
 - The read-back reports show every value read from a log through `printable`, so a control
   character a hand edit left in a field cannot split or overwrite a report line.
+- Bounded (issue 24, kb.pure.logbounds): every field a row is recorded with is cut to the
+  characters the router reads of a question (the writer, kb.io.routelogs, scrubbed the
+  message, the subject, the reason and the why of secrets first); a field an older kb left
+  longer is cut when the log is next recorded (rows that then share a key fold); past 2,000
+  rows or 1 MiB the least filed, oldest rows are dropped, never the one just recorded.
 - Reading never fails. Comment (`#`) and blank lines are skipped; a misroute row with
   fewer than 6 fields is skipped and an unparsable count reads as 1; an abstention row with
   fewer than 7 fields or an unparsable count is skipped. A torn last line (a writer killed
@@ -44,6 +49,7 @@ from attrs import evolve, frozen
 from returns.result import Failure, Result, Success
 
 from kb.pure.election import ascii_lower
+from kb.pure.logbounds import MAX_TEXT_CHARS, bounded, cut, utf8_len
 from kb.pure.names import printable
 from kb.pure.plural import counted
 
@@ -85,6 +91,11 @@ ABSTENTIONS_HEADER = """\
 def flatten(text: str) -> str:
     """One field of one row: no TAB, CR or LF can survive to split it."""
     return text.replace("\t", " ").replace("\r", " ").replace("\n", " ").strip()
+
+
+def field(text: str) -> str:
+    """A field as a recorded row holds it: flattened and cut to the log's limit."""
+    return cut(flatten(text)).strip()
 
 
 def _lines(text: str) -> list[str]:
@@ -187,15 +198,16 @@ def record_misroute(
     why: str,
     today: str,
 ) -> list[Misroute]:
-    """The log after one more filing of this fault."""
+    """The log after one more filing of this fault (fields cut, the log bounded)."""
+    message, chose, why = field(message), field(chose), field(why)
+    owner = field(owner) if owner else owner
     key = misroute_key(message, chose, owner)
     out: list[Misroute] = []
     found = False
-    for m in rows:
+    for m in _misroutes_within_limit(rows):
         if not found and _misroute_key_of(m) == key:
             found = True
-            new_why = flatten(why)
-            out.append(evolve(m, count=m.count + 1, last=today, why=new_why or m.why))
+            out.append(evolve(m, count=m.count + 1, last=today, why=why or m.why))
         else:
             out.append(m)
     if not found:
@@ -204,13 +216,44 @@ def record_misroute(
                 count=1,
                 first=today,
                 last=today,
-                chose=flatten(chose),
-                owner=flatten(owner) if owner else None,
-                message=flatten(message),
-                why=flatten(why),
+                chose=chose,
+                owner=owner or None,
+                message=message,
+                why=why,
             )
         )
-    return ordered_misroutes(out)
+    out = ordered_misroutes(out)
+    recorded = next(i for i, m in enumerate(out) if _misroute_key_of(m) == key)
+    return bounded(
+        out,
+        lambda m: utf8_len(misroute_line(m)),
+        lambda m: m.count,
+        lambda m: (m.last, m.first),
+        utf8_len(MISROUTES_HEADER),
+        keep=recorded,
+    )
+
+
+def _misroutes_within_limit(rows: Sequence[Misroute]) -> Sequence[Misroute]:
+    """Every field cut to the limit (an older kb wrote whole messages); rows that then share
+    a key fold."""
+
+    def long(m: Misroute) -> bool:
+        return any(len(f) > MAX_TEXT_CHARS for f in (m.chose, m.owner or "", m.message, m.why))
+
+    if not any(long(m) for m in rows):
+        return rows
+    cut_rows = [
+        evolve(
+            m,
+            chose=field(m.chose),
+            owner=field(m.owner) if m.owner else None,
+            message=field(m.message),
+            why=field(m.why),
+        )
+        for m in rows
+    ]
+    return ordered_misroutes(_fold_misroutes(cut_rows))
 
 
 def render_misroutes(rows: Sequence[Misroute]) -> str:
@@ -354,17 +397,17 @@ def new_abstention(
     (a covered verdict is never an abstention; passing one is a bug in the caller)."""
     if coverage not in COVERAGES:
         raise ValueError(f"an abstention's coverage is adjacent or uncovered, not {coverage!r}")
-    near = flatten(nearest or "")
+    near = field(nearest or "")
     return Abstention(
         count=1,
         first=today,
         last=today,
         coverage=coverage,
         nearest=near if near and near != NOBODY else None,
-        subject=flatten(subject),
-        message=flatten(message),
-        reason=flatten(reason),
-        contenders=contenders_text(totals),
+        subject=field(subject),
+        message=field(message),
+        reason=field(reason),
+        contenders=field(contenders_text(totals)),
     )
 
 
@@ -466,10 +509,13 @@ def ordered_abstentions(rows: Iterable[Abstention]) -> list[Abstention]:
 
 
 def record_abstention(rows: Sequence[Abstention], new: Abstention) -> list[Abstention]:
-    """The log after one more abstention (`new` from `new_abstention`)."""
+    """The log after one more abstention (`new` from `new_abstention`), the log bounded."""
+    new = _abstention_within_limit(new)
     key = _abstention_key_of(new)
     out: list[Abstention] = []
     found = False
+    if any(_abstention_within_limit(a) is not a for a in rows):
+        rows = ordered_abstentions(_fold_abstentions(_abstention_within_limit(a) for a in rows))
     for a in rows:
         if not found and _abstention_key_of(a) == key:
             found = True
@@ -489,7 +535,31 @@ def record_abstention(rows: Sequence[Abstention], new: Abstention) -> list[Abste
             out.append(a)
     if not found:
         out.append(new)
-    return ordered_abstentions(out)
+    out = ordered_abstentions(out)
+    recorded = next(i for i, a in enumerate(out) if _abstention_key_of(a) == key)
+    return bounded(
+        out,
+        lambda a: utf8_len(render_abstention(a)),
+        lambda a: a.count,
+        lambda a: (a.last, a.first),
+        utf8_len(ABSTENTIONS_HEADER),
+        keep=recorded,
+    )
+
+
+def _abstention_within_limit(a: Abstention) -> Abstention:
+    """The row with every text field cut to the limit (the same row when none is longer)."""
+    texts = (a.nearest or "", a.subject, a.message, a.reason, a.contenders)
+    if all(len(t) <= MAX_TEXT_CHARS for t in texts):
+        return a
+    return evolve(
+        a,
+        nearest=field(a.nearest) if a.nearest else None,
+        subject=field(a.subject),
+        message=field(a.message),
+        reason=field(a.reason),
+        contenders=field(a.contenders),
+    )
 
 
 def render_abstentions(rows: Sequence[Abstention]) -> str:

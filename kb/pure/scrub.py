@@ -1,17 +1,21 @@
-"""Scrubbing secrets out of text before `kb capture` (or `kb handoff`) writes it anywhere.
+"""Scrubbing secrets out of text before `kb capture` (or `kb handoff`) writes it anywhere, and
+before a question or a message is counted in one of kb's logs.
 
 Rules of this module:
 - Text with no secret in it comes back unchanged, byte for byte: no whitespace is
   collapsed, nothing is re-cased, no punctuation moves. Only the secret itself is replaced.
 - A secret is replaced by a marker that says what kind it was and never any of its
-  characters: `[REDACTED_PRIVATE_KEY]` (a PEM block), `[REDACTED_SECRET]` (a value after a
-  secret-looking name, a password in a URL), `[REDACTED_TOKEN]` (a bearer or authorization
-  credential, a JWT), `[REDACTED_KEY]` (a provider key recognised by its shape).
-- Rules run in a fixed order, each over the output of the one before: PEM blocks (they
-  span lines, so they go first), base64-wrapped PEM, YAML block values, passwords in URLs,
-  command-line flags and `-u user:pass`, percent-encoded assignments, markup elements and
-  key/value attributes, authorization headers, bearer tokens, secret assignments,
-  credential-looking values after key-like names, then provider keys by shape. A value
+  characters: `[REDACTED_PRIVATE_KEY]` (a PEM, SSH2, PuTTY or OpenVPN key block),
+  `[REDACTED_SECRET]` (a value after a secret-looking name, a password in a URL),
+  `[REDACTED_TOKEN]` (a bearer or authorization credential, a JWT), `[REDACTED_KEY]` (a
+  provider key recognised by its shape).
+- Rules run in a fixed order, each over the output of the one before: key blocks (they
+  span lines, so they go first), base64-wrapped keys, YAML block values, passwords and
+  tokens in URLs, command-line flags, `-u user:pass` and `set NAME VALUE`, `.netrc`
+  entries, percent-encoded assignments, markup elements and key/value attributes,
+  authorization headers, bearer tokens, secret assignments, credential-looking values after
+  key-like names, quoted name/value pairs, passwords named in a sentence, an AWS secret
+  beside its key id, then provider keys by shape. A value
   already replaced by a marker is never replaced again, so scrubbing twice gives what
   scrubbing once gave.
 - No rule takes the *name* of another assignment as its value (`token:` then
@@ -33,7 +37,7 @@ Rules of this module:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from attrs import frozen
 
@@ -61,18 +65,46 @@ BEARER_MIN_BYTES = 13
 class Rule:
     """One rule: its regex (compiled on first use, and only for a text holding one of
     `needs`), and what a match becomes. `needs` lists strings of which the pattern cannot
-    match without one (a `:` or `=` for an assignment); empty means any text is tried. A
-    test holds every rule's `needs` to its pattern."""
+    match without one (a `:` or `=` for an assignment); empty means any text is tried. With
+    `fold`, the needs are lower case and looked for in the lower-cased text, and the pattern
+    is compiled with `re.ASCII`, so that its case-insensitive letters are ASCII letters only
+    (under full Unicode folding the Kelvin sign would match a `k` that `.lower()` does not
+    give). A test holds every rule's `needs` to its pattern."""
 
     name: str
     source: str
     replace: Callable[[re.Match[str]], str]
     flags: int = 0
     needs: tuple[str, ...] = ()
+    fold: bool = False
+    # For a rule made of many alternatives (the provider shapes): the source of the smaller
+    # pattern that can match a given text, or None when none of them can. It must match
+    # what `source` matches in that text.
+    select: Callable[[str], str | None] | None = None
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        return re.compile(self.source, self.flags)  # re keeps what it compiled
+        return self._compiled(self.source)
+
+    def _compiled(self, source: str) -> re.Pattern[str]:
+        flags = self.flags | re.ASCII if self.fold else self.flags
+        return re.compile(source, flags)  # re keeps what it compiled
+
+    def may_match(self, text: str, lowered: str) -> bool:
+        """False only when the pattern cannot match `text` (`lowered` is `text.lower()`)."""
+        if not self.needs:
+            return True
+        where = lowered if self.fold else text
+        return any(n in where for n in self.needs)
+
+    def pattern_for(self, text: str, lowered: str) -> re.Pattern[str] | None:
+        """The pattern to scrub `text` with, or None when this rule cannot match it."""
+        if not self.may_match(text, lowered):
+            return None
+        if self.select is None:
+            return self.pattern
+        source = self.select(text)
+        return None if source is None else self._compiled(source)
 
 
 def _nbytes(text: str) -> int:
@@ -86,14 +118,22 @@ def _is_marker(text: str) -> bool:
     return body.startswith(MARKER_START[1:]) and text[: len(text) - len(body)].endswith("[")
 
 
-# -- PEM private key blocks ------------------------------------------------------------------
+# -- private key blocks ----------------------------------------------------------------------
 
+# What an armour line may name: any words, then a private key (PEM, PKCS#8, OpenSSH, PGP's
+# `PRIVATE KEY BLOCK`, SSH2's `ENCRYPTED PRIVATE KEY`) or an OpenVPN key (`Static key V1`,
+# `tls-crypt-v2 client key`). Any case: `-----begin rsa private key-----` is still a key.
+_ARMOUR = r"[A-Z0-9 \-]*?(?:PRIVATE KEY(?: BLOCK)?|STATIC KEY V[0-9]+|(?:CLIENT|SERVER) KEY)"
 _PEM = (
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+    # five dashes (PEM, OpenVPN) or four and a space (SSH2, RFC 4716)
+    rf"-{{4,5}} ?BEGIN {_ARMOUR} ?-{{4,5}}"
     r".*?"
     # an unterminated block is redacted to the end of the text: half a key is still a key
-    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+    rf"(?:-{{4,5}} ?END {_ARMOUR} ?-{{4,5}}|\Z)"
 )
+# A PuTTY key file (`.ppk`, versions 1 to 3): its header line through its `Private-MAC:` (or
+# the older `Private-Hash:`) line, or to the end of the text.
+_PUTTY = r"PuTTY-User-Key-File-[0-9]+:.*?(?:Private-(?:MAC|Hash):[ \t]*[0-9A-Fa-f]*|\Z)"
 
 
 def _pem(_m: re.Match[str]) -> str:
@@ -114,18 +154,57 @@ def _url(m: re.Match[str]) -> str:
     return f"{m.group(1)}:{SECRET}@"
 
 
+# scheme://TOKEN@host: a token given as the user name alone (GitHub and GitLab take one
+# there, a Sentry DSN carries its key there). Only a user name of 20 or more characters
+# holding a digit counts: `git@`, `alice@`, `john.doe@` are people.
+URL_TOKEN_MIN_CHARS = 20
+_URL_TOKEN = (
+    r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*://)"
+    rf"(?=[^\s:/?#@]*[0-9])([A-Za-z0-9_\-.~%]{{{URL_TOKEN_MIN_CHARS},}})@"
+)
+
+
+def _url_token(m: re.Match[str]) -> str:
+    return f"{m.group(1)}{SECRET}@"
+
+
 # -- authorization headers and bearer tokens -------------------------------------------------
 
 # `-` may come before the name: `Proxy-Authorization: Basic ...` carries a credential too.
+# The schemes in use besides `Bearer` (the next rule's): HTTP's own, GitHub's `token`, Okta's
+# `SSWS`, Discord's `Bot`, Splunk's, Opsgenie's `GenieKey`, and the `ApiKey`/`Key` many APIs
+# take. After any other word, or with no scheme at all, the word is taken only when it looks
+# like a credential (`_looks_like_credential`): `Authorization: required` is prose.
+_AUTH_SCHEMES = (
+    r"basic|digest|token|negotiate|ssws|apikey|api-key|key|bot|oauth|splunk|geniekey|hawk"
+)
+# The second word is never the next header's name: taking it would hide that header's
+# credential from this rule (one pass matches no text twice).
 _AUTHORIZATION = (
-    r"(?i)(?<![A-Za-z0-9_])(authorization\s*[:=]\s*(?:basic|digest|token|negotiate)\s+)(\S+)"
+    r"(?i)(?<![A-Za-z0-9_])(authorization\s*[:=]\s*)(?P<first>\S+)"
+    r"(?:(?P<gap>\s+)(?!\S*?authorization\s*[:=])(?P<second>\S+))?"
 )
 
 
 def _authorization(m: re.Match[str]) -> str:
-    if _is_marker(m.group(2)):
+    head, first, second = m.group(1), m.group("first"), m.group("second")
+    gap = m.group("gap") or ""
+    if _is_marker(first):
         return m.group(0)
-    return m.group(1) + TOKEN
+    if re.fullmatch(_AUTH_SCHEMES, first, re.IGNORECASE):
+        if second is None or _is_marker(second):
+            return m.group(0)
+        return head + first + gap + TOKEN
+    if first.lower() == "bearer":
+        return m.group(0)  # the bearer rule's
+    core = first.rstrip(_CLOSING)
+    if _looks_like_credential(core):  # no scheme: the credential itself
+        return head + TOKEN + first[len(core) :] + gap + (second or "")
+    if second is not None and not _is_marker(second):
+        core = second.rstrip(_CLOSING)
+        if _looks_like_credential(core):  # a scheme of its own
+            return head + first + gap + TOKEN + second[len(core) :]
+    return m.group(0)
 
 
 # The credential is an RFC 6750 b64token: a word that does not start like one
@@ -133,7 +212,9 @@ def _authorization(m: re.Match[str]) -> str:
 # (`BEARER aws_secret_access_key = ...`, or `access_token:` on the line after
 # `token_type: bearer`): replacing the name would hide from the assignment rules that a
 # secret follows it.
-_BEARER = r"(?i)" + _START + r"(bearer:?\s+)([A-Za-z0-9\-._~+/]+=*)"
+# A `:` glued to more text after the token is taken with it (`bearer 2/1204...:9f3a...`, a
+# token whose own alphabet holds a `:`): stopping at the `:` would leave the rest behind.
+_BEARER = r"(?i)" + _START + r"(bearer:?\s+)([A-Za-z0-9\-._~+/]+=*)(?P<rest>:[^\s\"'`<>()\[\]{}]+)?"
 _ASSIGNED = r"[ \t]*(?::=|=>|[:=])"
 
 
@@ -142,9 +223,10 @@ def _bearer(m: re.Match[str]) -> str:
     if _nbytes(word) < BEARER_MIN_BYTES:
         return m.group(0)
     name = word.rstrip("=")
+    end = m.end(2)
     # `=` right before more text is the assignment's own separator, not base64 padding
-    glued = name != word and m.end() < len(m.string) and not m.string[m.end()].isspace()
-    assigned = glued or re.compile(_ASSIGNED).match(m.string, m.end()) is not None
+    glued = name != word and end < len(m.string) and not m.string[end].isspace()
+    assigned = glued or re.compile(_ASSIGNED).match(m.string, end) is not None
     if assigned and re.fullmatch(_SECRETISH_NAME, name):
         return m.group(0)
     return m.group(1) + TOKEN
@@ -153,13 +235,23 @@ def _bearer(m: re.Match[str]) -> str:
 # -- secret assignments ----------------------------------------------------------------------
 
 # A name that says its value is a secret: it ends in one of these (so `client_secret`,
-# `AWS_SECRET_ACCESS_KEY`, `access_token`, `db_password` all count), or it is `pass` or `pwd`
-# or ends in `_pass`/`-pass`/`_pwd` (`DB_PASS`, ODBC's `Pwd=`). It must end there:
-# `tokenizer`, `max_tokens`, `secretary` do not count.
+# `AWS_SECRET_ACCESS_KEY`, `access_token`, `db_password` all count), or it is `pass`, `pwd`,
+# `pw` or `clave` or ends in `_pass`/`-pass`/`_pwd`/`_pw` (`DB_PASS`, ODBC's `Pwd=`). It must
+# end there: `tokenizer`, `max_tokens`, `secretary` do not count. The password's own word in
+# Portuguese (`senha`, `palavra-passe`), German (`Passwort`, `Kennwort`), Spanish
+# (`contraseña`, also written `contrasena`, and `clave`) and French (`mot_de_passe`) counts
+# as `password` does. `clave` only whole or after `_`/`-`: `enclave: true` is no secret.
 SECRET_NAMES = (
     "password",
     "passwd",
     "passphrase",
+    "passwort",
+    "kennwort",
+    "senha",
+    "palavra-passe",
+    "contraseña",
+    "contrasena",
+    "mot_de_passe",
     "secret",
     "token",
     "api_key",
@@ -171,19 +263,26 @@ SECRET_NAMES = (
     "credential",
     "credentials",
 )
-_NAME = (
-    r"(?:[A-Za-z0-9_\-]*?(?:password|passwd|passphrase|secret|token|credentials?"
-    r"|api[_\-]?key|access[_\-]?key|private[_\-]?key|secret[_\-]?key)"
-    r"|(?:[A-Za-z0-9_\-]*[_\-])?(?:pass|pwd))"
+_PASSWORD_WORDS = (
+    r"password|passwd|passphrase|passwort|kennwort|senha|palavra[_\-]passe"
+    r"|contrase(?:ñ|n)a|mot[_\-]?de[_\-]?passe"
 )
-# A name that does not say "secret" outright but usually holds one (rule 6): it ends in `key`,
-# `auth`, `sig` or `signature` (`ENCRYPTION_KEY`, Azure's `AccountKey` and `SharedAccessKey`,
-# Docker's `"auth"`, a SAS token's `sig`), or it has a secret word inside it
-# (`SECRET_KEY_BASE`, `private_key_id`, `password_hash`). Such names also hold ordinary values
-# (`sort_key = title`, `auth: required`), so the value must look like a credential too.
+_NAME = (
+    rf"(?:[A-Za-z0-9_\-]*?(?:{_PASSWORD_WORDS}|secret|token|credentials?"
+    r"|api[_\-]?key|access[_\-]?key|private[_\-]?key|secret[_\-]?key)"
+    r"|(?:[A-Za-z0-9_\-]*[_\-])?(?:pass|pwd|pw|clave))"
+)
+# A name that does not say "secret" outright but usually holds one (`credential-assignment`):
+# it ends in `key`, `auth`, `sig` or `signature` (`ENCRYPTION_KEY`, Azure's `AccountKey` and
+# `SharedAccessKey`, Docker's `"auth"`, a SAS token's `sig`) or is a session cookie's name
+# (`sessionid`, `JSESSIONID`, `PHPSESSID`, Rails' `_app_session`, `connect.sid`: the cookie is
+# a login; a `session_id` or a `session:` field is not taken, they are mostly ids of other
+# things), or it has a secret word inside it (`SECRET_KEY_BASE`, `private_key_id`,
+# `password_hash`). Such names also hold ordinary values (`sort_key = title`, `auth:
+# required`), so the value must look like a credential too.
 _KEYISH = (
-    r"(?:[A-Za-z0-9_\-]*(?:key|auth|sig|signature)"
-    r"|[A-Za-z0-9_\-]*(?:password|passwd|secret|token|credential|private[_\-]?key"
+    r"(?:[A-Za-z0-9_\-]*(?:key|auth|sig|signature|sessionid|sessid|_session|sid)"
+    rf"|[A-Za-z0-9_\-]*(?:{_PASSWORD_WORDS}|secret|token|credential|private[_\-]?key"
     r"|api[_\-]?key|access[_\-]?key)[A-Za-z0-9_\-]*)"
 )
 # A credential-looking value: 16 or more characters of base64, base64url, hex or
@@ -209,6 +308,8 @@ _NEXT_ASSIGNMENT = (
     rf"(?![{{\[(<`\"']*{_NAME}[\"']?[ \t]*{_SEP})"
     rf"(?![{{\[(<`\"']*{_KEYISH}[\"']?[ \t]*{_SEP}[ \t]*[\"']?"
     rf"(?:{_CREDENTIAL_AHEAD}|\[REDACTED_))"
+    # nor a call's quoted pair (`token: define('DB_PASSWORD', '...')`), which `quoted-pair` redacts
+    rf"(?![^\s\"']*[\"']{_NAME}[\"'][ \t]*,)"
 )
 _ASSIGNMENT = (
     rf"(?i){_START}([\"']?)({_NAME})(?![A-Za-z0-9_\-])\1"
@@ -218,18 +319,38 @@ _ASSIGNMENT = (
 )
 
 
+# A value that says where the secret is kept, not what it is: an environment variable read
+# (`os.environ[...]`, `os.getenv(`, `process.env.`, `ENV[`, `System.getenv(`, `${NAME}`) or a
+# template (`{{ ... }}`, GitHub Actions' `${{ secrets.X }}`). And a type, not a value:
+# `password: str`, `token: string;`, `password: Optional[str]`, or an empty one (`None`,
+# `null`, `nil`, `undefined`). Code and configuration that show how a secret is handled keep
+# their text.
+_REFERENCE = (
+    r"(?:\$\{[A-Za-z_][A-Za-z0-9_]*\}$|\$\{\{|\{\{|os\.environ[\[.]|os\.getenv\("
+    r"|process\.env\.|ENV\[|System\.getenv\()"
+)
+TYPE_WORDS = frozenset(
+    ("str", "string", "String", "bytes", "SecretStr", "Optional[str]", "str|None")
+) | frozenset(("None", "null", "nil", "undefined"))
+
+
+def _not_a_secret(value: str) -> bool:
+    """True when an assigned value names a reference, a type or nothing (`_REFERENCE`)."""
+    return value in TYPE_WORDS or re.match(_REFERENCE, value) is not None
+
+
 def _assignment(m: re.Match[str]) -> str:
     head = m.group(0)[: m.start(4) - m.start(0)]
     value = m.group(4)
     if value[:1] in "\"'" and len(value) >= 2 and value[-1] == value[0]:
         inner = value[1:-1]
-        if not inner or inner.startswith(MARKER_START):
+        if not inner or inner.startswith(MARKER_START) or _not_a_secret(inner):
             return m.group(0)
         return f"{head}{value[0]}{SECRET}{value[0]}"
     if _is_marker(value):
         return m.group(0)
     core, opening, closing = _split_word(value)
-    if not core:
+    if not core or _not_a_secret(core) or _not_a_secret(value):
         return m.group(0)
     return f"{head}{opening}{SECRET}{closing}"
 
@@ -237,10 +358,13 @@ def _assignment(m: re.Match[str]) -> str:
 # -- credential-looking values after key-like names -------------------------------------------
 
 # `_KEYISH` and the credential-looking value are defined with the secret names above.
+# The value may hold a `:` between runs of those characters (an Asana token's `2/12.../...:9f3a`):
+# stopping at it would leave the rest of the credential behind.
+_CREDENTIAL_VALUE = rf"{_C}+(?::{_C}+)*"
 _CREDENTIAL = (
     rf"(?i){_START}([\"']?)({_KEYISH})(?![A-Za-z0-9_\-])\1"
     rf"(\s*{_SEP}\s*)(?![=>]){_NEXT_ASSIGNMENT}"
-    rf"(\"{_C}+\"|'{_C}+'|{_C}+)"
+    rf"(\"{_CREDENTIAL_VALUE}\"|'{_CREDENTIAL_VALUE}'|{_CREDENTIAL_VALUE})"
 )
 
 
@@ -260,7 +384,7 @@ def _credential(m: re.Match[str]) -> str:
     value = m.group(4)
     quote = value[0] if value[0] in "\"'" else ""
     inner = value[1:-1] if quote else value
-    if not _looks_like_credential(inner):
+    if not _looks_like_credential(inner) or _not_a_secret(inner):
         return m.group(0)
     return f"{head}{quote}{SECRET}{quote}"
 
@@ -287,64 +411,304 @@ class Shape:
     # Keep what `start` matched and replace only the rest (a webhook URL keeps its host, so
     # the reader still sees whose webhook it was).
     keep_start: bool = False
+    # Strings of which `start` cannot match without one (as a Rule's `needs`): the shapes
+    # whose needs a text lacks are left out of the pattern it is scrubbed with.
+    needs: tuple[str, ...] = ()
 
 
 SHAPES = (
-    # OpenAI (`sk-`, `sk-proj-`, `sk-svcacct-`) and Anthropic (`sk-ant-api03-`).
-    Shape("openai-anthropic", r"sk-", 17),
+    # OpenAI (`sk-`, `sk-proj-`, `sk-svcacct-`), Anthropic (`sk-ant-api03-`), and the many
+    # providers that took the same opening (DeepSeek, OpenRouter's `sk-or-v1-`).
+    Shape("openai-anthropic", r"sk-", 17, needs=("sk-",)),
     # Stripe secret and restricted keys; `whsec_` is a webhook signing secret.
-    Shape("stripe", r"(?:sk|rk)_(?:live|test)_|whsec_[A-Za-z0-9]{16}", 8),
-    Shape("github", r"gh[pousr]_", 11),
-    Shape("github-fine-grained", r"github_pat_", 11),
-    # GitLab personal, pipeline-trigger, deploy, runner, OAuth-app and feed tokens.
-    Shape("gitlab", r"gl(?:pat|ptt|dt|rt|soat|cbt|ft|imt|agent)-[A-Za-z0-9_\-]{20}", 25),
-    Shape("slack", r"xox[abeprs]-|xapp-", 15),
-    # Slack and Discord incoming webhooks: the URL itself is the credential.
+    Shape(
+        "stripe",
+        r"(?:sk|rk)_(?:live|test)_|whsec_[A-Za-z0-9]{16}",
+        8,
+        needs=("sk_", "rk_", "whsec_"),
+    ),
+    Shape("github", r"gh[pousr]_", 11, needs=("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    Shape("github-fine-grained", r"github_pat_", 11, needs=("github_pat_",)),
+    # GitLab personal, pipeline-trigger, deploy, runner, OAuth-app, feed and agent tokens, and
+    # the older runner registration token `GR1348941`.
+    Shape(
+        "gitlab",
+        r"gl(?:pat|ptt|dt|rt|soat|cbt|ft|imt|agent|oas)-[A-Za-z0-9_\-]{20}"
+        r"|GR1348941[A-Za-z0-9_\-]{20}",
+        25,
+        needs=(
+            "glpat-",
+            "glptt-",
+            "gldt-",
+            "glrt-",
+            "glsoat-",
+            "glcbt-",
+            "glft-",
+            "glimt-",
+            "glagent-",
+            "gloas-",
+            "GR1348941",
+        ),
+    ),
+    # Slack bot, user, app-level and configuration tokens (`xoxe.xoxp-` is a refresh token).
+    Shape("slack", r"xox[abeprs]-|xapp-|xoxe\.xox[bp]-", 15, needs=("xox", "xapp-")),
+    # Incoming webhooks of Slack, Discord, Microsoft Teams, Zapier and IFTTT: the URL itself
+    # is the credential.
     Shape(
         "webhook-url",
         r"https://(?:hooks\.slack\.com/(?:services|workflows)/"
-        r"|(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/)",
+        r"|(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/"
+        r"|[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/"
+        r"|outlook\.office\.com/webhook/"
+        r"|hooks\.zapier\.com/hooks/catch/"
+        r"|maker\.ifttt\.com/(?:trigger|use)/)",
         50,
         keep_start=True,
+        needs=("https://",),
     ),
-    Shape("google", r"AIza", 17),
-    # Google OAuth: a client secret (`GOCSPX-`) and an access token (`ya29.`).
-    Shape("google-oauth", r"GOCSPX-[A-Za-z0-9_\-]{20}|ya29\.[A-Za-z0-9_\-]{20}", 25),
-    Shape("aws-access-key-id", r"A(?:KIA|SIA)", 16),
+    Shape("google", r"AIza", 17, needs=("AIza",)),
+    # Google OAuth: a client secret (`GOCSPX-`), an access token (`ya29.`), a refresh token
+    # (`1//0`); Firebase Cloud Messaging server keys (`AAAA...:APA91b`).
+    Shape(
+        "google-oauth",
+        r"GOCSPX-[A-Za-z0-9_\-]{20}|ya29\.[A-Za-z0-9_\-]{20}|1//0[A-Za-z0-9_\-]{30}"
+        r"|AAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{20}",
+        25,
+        needs=("GOCSPX-", "ya29.", "1//0", ":APA91b"),
+    ),
+    # AWS access key ids: `AKIA` (long-term) and `ASIA` (temporary), and the rarer `ABIA`,
+    # `ACCA` and `A3T` ones with their 16 characters.
+    Shape(
+        "aws-access-key-id",
+        r"A(?:KIA|SIA)|A(?:BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}",
+        16,
+        needs=("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+    ),
     # Azure AD (Entra) client secrets: three characters, a digit, `Q~`, then 31 to 34 more.
-    Shape("azure-ad-client-secret", r"[A-Za-z0-9_~.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31}", 37),
+    Shape(
+        "azure-ad-client-secret",
+        r"[A-Za-z0-9_~.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31}",
+        37,
+        needs=("Q~",),
+    ),
     # Twilio API key: `SK` and 32 hex digits (the account SID, `AC...`, is no secret).
-    Shape("twilio", r"SK[0-9a-fA-F]{32}", 34),
+    Shape("twilio", r"SK[0-9a-fA-F]{32}", 34, needs=("SK",)),
     # SendGrid: `SG.`, 22 characters, `.`, 43 characters.
-    Shape("sendgrid", r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", 69),
+    Shape("sendgrid", r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", 69, needs=("SG.",)),
     # Mailgun's older API keys: `key-` and 32 hex digits.
-    Shape("mailgun", r"key-[0-9a-f]{32}", 36),
+    Shape("mailgun", r"key-[0-9a-f]{32}", 36, needs=("key-",)),
+    # Mailchimp: 32 hex digits and the data centre, `-us21`.
+    Shape("mailchimp", r"[0-9a-f]{32}-us[0-9]{1,2}(?![0-9])", 35, needs=("-us",)),
     # Heroku platform API tokens (the older UUID keys are caught by name: HEROKU_API_KEY=).
-    Shape("heroku", r"HRKU-[A-Za-z0-9_\-]{20}", 25),
+    Shape("heroku", r"HRKU-[A-Za-z0-9_\-]{20}", 25, needs=("HRKU-",)),
     # Docker Hub personal access tokens.
-    Shape("docker-hub", r"dckr_pat_[A-Za-z0-9_\-]{20}", 29),
+    Shape("docker-hub", r"dckr_pat_[A-Za-z0-9_\-]{20}", 29, needs=("dckr_pat_",)),
     # PyPI upload tokens: a macaroon whose first bytes always encode to `AgE`.
-    Shape("pypi", r"pypi-AgE[A-Za-z0-9_\-]{20}", 28),
+    Shape("pypi", r"pypi-AgE[A-Za-z0-9_\-]{20}", 28, needs=("pypi-AgE",)),
+    # RubyGems, NuGet and Clojars API keys.
+    Shape("rubygems", r"rubygems_[0-9a-f]{48}", 57, needs=("rubygems_",)),
+    Shape("nuget", r"oy2[a-z0-9]{43}", 46, needs=("oy2",)),
+    Shape("clojars", r"CLOJARS_[A-Za-z0-9]{60}", 68, needs=("CLOJARS_",)),
     # DigitalOcean personal, OAuth and refresh tokens.
-    Shape("digitalocean", r"do[opr]_v1_[0-9a-f]{64}", 71),
+    Shape("digitalocean", r"do[opr]_v1_[0-9a-f]{64}", 71, needs=("_v1_",)),
     # Shopify access, custom-app, private-app and shared-secret tokens.
-    Shape("shopify", r"shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}", 38),
+    Shape("shopify", r"shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}", 38, needs=("shp",)),
     # age encryption secret keys (Bech32, upper case).
-    Shape("age", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", 74),
+    Shape("age", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", 74, needs=("AGE-SECRET-KEY-1",)),
     # npm and Hugging Face: their prefixes are common words in code (`npm_config_cache`,
-    # `hf_hub`), so the body's own shape is part of the rule.
-    Shape("npm", r"npm_[A-Za-z0-9]{36}", 40),
-    Shape("huggingface", r"hf_[A-Za-z0-9]{30,}", 33),
-    Shape("jwt", r"eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}\.", 0, TOKEN),
+    # `hf_hub`), so the body's own shape is part of the rule. Hugging Face organisation
+    # tokens are `api_org_`.
+    Shape("npm", r"npm_[A-Za-z0-9]{36}", 40, needs=("npm_",)),
+    Shape(
+        "huggingface",
+        r"hf_[A-Za-z0-9]{30,}|api_org_[A-Za-z0-9]{30,}",
+        33,
+        needs=("hf_", "api_org_"),
+    ),
+    # Model providers with openings of their own: Groq, Replicate, xAI, Perplexity,
+    # LangSmith, Pinecone, ElevenLabs.
+    Shape("groq", r"gsk_[A-Za-z0-9]{40}", 44, needs=("gsk_",)),
+    Shape("replicate", r"r8_[A-Za-z0-9]{30}", 33, needs=("r8_",)),
+    Shape("xai", r"xai-[A-Za-z0-9]{40}", 44, needs=("xai-",)),
+    Shape("perplexity", r"pplx-[A-Za-z0-9]{40}", 45, needs=("pplx-",)),
+    Shape("langsmith", r"lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}", 51, needs=("lsv2_",)),
+    Shape("pinecone", r"pcsk_[A-Za-z0-9]{4,}_[A-Za-z0-9]{40}", 50, needs=("pcsk_",)),
+    Shape("elevenlabs", r"sk_[0-9a-f]{48}", 51, needs=("sk_",)),
+    # Databricks personal access tokens.
+    Shape("databricks", r"dapi[0-9a-f]{32}", 36, needs=("dapi",)),
+    # Linear API keys and OAuth tokens.
+    Shape("linear", r"lin_(?:api|oauth)_[A-Za-z0-9]{40}", 48, needs=("lin_",)),
+    # Notion integration tokens: `ntn_`, and the older `secret_` with 43 letters or digits.
+    Shape("notion", r"ntn_[A-Za-z0-9]{40}|secret_[A-Za-z0-9]{43}", 44, needs=("ntn_", "secret_")),
+    # Atlassian API tokens (Jira, Confluence) and Bitbucket app passwords.
+    Shape(
+        "atlassian",
+        r"AT(?:ATT|CTT)[A-Za-z0-9_\-=]{24}|ATBB[A-Za-z0-9]{28}",
+        32,
+        needs=("ATATT", "ATCTT", "ATBB"),
+    ),
+    # HashiCorp Vault service, batch and recovery tokens; Terraform Cloud tokens.
+    Shape("hashicorp-vault", r"hv[sbr]\.[A-Za-z0-9_\-]{24}", 28, needs=("hvs.", "hvb.", "hvr.")),
+    Shape(
+        "terraform-cloud",
+        r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60}",
+        83,
+        needs=(".atlasv1.",),
+    ),
+    # Tailscale auth, API, OAuth-client and webhook keys.
+    Shape("tailscale", r"tskey-[A-Za-z0-9\-]{24}", 30, needs=("tskey-",)),
+    # New Relic user, admin, insert, browser and other keys.
+    Shape(
+        "new-relic",
+        r"NR(?:AK|AA|II|JS|IQ|SP)-[A-Za-z0-9]{19}",
+        24,
+        needs=("NRAK-", "NRAA-", "NRII-", "NRJS-", "NRIQ-", "NRSP-"),
+    ),
+    # Grafana service-account tokens, Grafana Cloud tokens, and the older API keys (base64 of
+    # `{"k":"`).
+    Shape(
+        "grafana",
+        r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/=]{32}|eyJrIjoi[A-Za-z0-9+/=]{40}",
+        40,
+        needs=("glsa_", "glc_", "eyJrIjoi"),
+    ),
+    # 1Password service-account tokens and account secret keys.
+    Shape(
+        "1password",
+        r"ops_eyJ[A-Za-z0-9+/=_\-]{20}|A3-[A-Z0-9]{6}-[A-Z0-9]{5,11}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+        30,
+        needs=("ops_eyJ", "A3-"),
+    ),
+    # Meta (Facebook, Instagram) access tokens and Square access tokens both open `EAA`;
+    # Square's application secrets and older tokens `sq0csp-`, `sq0atp-`.
+    Shape(
+        "meta-square",
+        r"EAA[A-Za-z0-9_\-]{30}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22}",
+        29,
+        needs=("EAA", "sq0"),
+    ),
+    # A Telegram bot token: the bot's number, `:AA`, 30 or more (also inside a `/bot...` URL).
+    Shape("telegram-bot", r"(?:bot)?[0-9]{8,10}:AA[A-Za-z0-9_\-]{30}", 41, needs=(":AA",)),
+    # A Discord bot token: three base64url parts, the first opening `M`, `N` or `O`.
+    Shape(
+        "discord-bot",
+        r"[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}",
+        59,
+        needs=(".",),
+    ),
+    # A Twitter/X app bearer token: 22 `A`s and the rest.
+    Shape("twitter-bearer", r"A{22}[A-Za-z0-9%]{30}", 52, needs=("AAAAAAAAAAAAAAAAAAAAAA",)),
+    # Doppler, Dynatrace, Postman, Pulumi, Prefect, Buildkite, CircleCI, SonarQube,
+    # Sentry, Artifactory, Octopus Deploy, Harness, Infracost: CI, deploy and monitoring.
+    Shape("doppler", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40}", 46, needs=("dp.",)),
+    Shape("dynatrace", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", 96, needs=("dt0c01.",)),
+    Shape("postman", r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}", 64, needs=("PMAK-",)),
+    Shape("pulumi", r"pul-[0-9a-f]{40}", 44, needs=("pul-",)),
+    Shape("prefect", r"pnu_[A-Za-z0-9]{36}", 40, needs=("pnu_",)),
+    Shape("buildkite", r"bkua_[0-9a-f]{40}", 45, needs=("bkua_",)),
+    Shape("circleci", r"CCIPAT_[A-Za-z0-9]{22}_[0-9a-f]{40}", 70, needs=("CCIPAT_",)),
+    Shape("sonarqube", r"sq[pua]_[0-9a-f]{40}", 44, needs=("sqp_", "squ_", "sqa_")),
+    Shape("sentry", r"sntry[su]_[A-Za-z0-9+/=_\-]{40}", 46, needs=("sntry",)),
+    Shape(
+        "artifactory",
+        r"AKCp[A-Za-z0-9]{60}|cmVmdGtuOjAxOj[A-Za-z0-9]{40}",
+        54,
+        needs=("AKCp", "cmVmdGtuOjAxOj"),
+    ),
+    Shape("octopus-deploy", r"API-[A-Z0-9]{26}", 30, needs=("API-",)),
+    Shape(
+        "harness", r"pat\.[A-Za-z0-9_\-]{22}\.[0-9a-f]{24}\.[A-Za-z0-9]{20}", 70, needs=("pat.",)
+    ),
+    Shape("infracost", r"ico-[A-Za-z0-9]{32}", 36, needs=("ico-",)),
+    # Hosting: Supabase, Fly.io, Render, Netlify, Scalingo.
+    Shape(
+        "supabase",
+        r"sbp_[0-9a-f]{40}|sb_secret_[A-Za-z0-9_\-]{20}",
+        30,
+        needs=("sbp_", "sb_secret_"),
+    ),
+    Shape(
+        "fly",
+        r"fo1_[A-Za-z0-9_\-]{40}|fm[12][ar]?_[A-Za-z0-9+/=_\-]{40}",
+        44,
+        needs=("fo1_", "fm1", "fm2"),
+    ),
+    Shape("render", r"rnd_[A-Za-z0-9]{32}", 36, needs=("rnd_",)),
+    Shape("netlify", r"nfp_[A-Za-z0-9]{36}", 40, needs=("nfp_",)),
+    Shape("scalingo", r"tk-us-[A-Za-z0-9_\-]{48}", 54, needs=("tk-us-",)),
+    # Payments and commerce: Braintree, Plaid, Flutterwave, Duffel, Shippo.
+    Shape(
+        "braintree",
+        r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}",
+        60,
+        needs=("access_token$",),
+    ),
+    Shape(
+        "plaid",
+        r"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-",
+        30,
+        needs=("access-",),
+    ),
+    Shape("flutterwave", r"FLWSECK(?:_TEST)?-[0-9a-f]{32}-X", 42, needs=("FLWSECK",)),
+    Shape("duffel", r"duffel_(?:test|live)_[A-Za-z0-9_\-=]{40}", 52, needs=("duffel_",)),
+    Shape("shippo", r"shippo_(?:live|test)_[0-9a-f]{40}", 52, needs=("shippo_",)),
+    # Mail and messaging: Brevo (Sendinblue), MailerSend, Resend.
+    Shape("brevo", r"xkeysib-[0-9a-f]{64}-[A-Za-z0-9]{16}", 89, needs=("xkeysib-",)),
+    Shape("mailersend", r"mlsn\.[0-9a-f]{64}", 69, needs=("mlsn.",)),
+    Shape("resend", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}", 36, needs=("re_",)),
+    # Work tools: Airtable, Asana, ClickUp, Figma, Frame.io, Contentful, Typeform, Segment,
+    # ReadMe, LaunchDarkly.
+    Shape("airtable", r"pat[A-Za-z0-9]{14}\.[0-9a-f]{64}", 82, needs=("pat",)),
+    Shape("asana", r"[0-9]/[0-9]{10,20}/[0-9]{10,20}:[0-9a-f]{32}", 50, needs=(":",)),
+    Shape("clickup", r"pk_[0-9]{6,9}_[A-Z0-9]{32}", 42, needs=("pk_",)),
+    Shape("figma", r"figd_[A-Za-z0-9_\-]{40}", 45, needs=("figd_",)),
+    Shape("frameio", r"fio-u-[A-Za-z0-9_\-=]{64}", 70, needs=("fio-u-",)),
+    Shape("contentful", r"CFPAT-[A-Za-z0-9_\-]{43}", 49, needs=("CFPAT-",)),
+    Shape("typeform", r"tfp_[A-Za-z0-9_\-.]{40}", 44, needs=("tfp_",)),
+    Shape("segment", r"sgp_[A-Za-z0-9]{64}", 68, needs=("sgp_",)),
+    Shape("readme", r"rdme_[a-z0-9]{70}", 75, needs=("rdme_",)),
+    Shape(
+        "launchdarkly",
+        r"(?:api|sdk)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+        40,
+        needs=("api-", "sdk-"),
+    ),
+    # Cloud consoles with openings of their own: Alibaba access key ids, Yandex API keys and
+    # OAuth tokens, Mapbox secret tokens, Adafruit IO keys.
+    Shape("alibaba", r"LTAI[A-Za-z0-9]{20}", 24, needs=("LTAI",)),
+    Shape(
+        "yandex",
+        r"AQVN[A-Za-z0-9_\-]{35}|y[0-3]_[A-Za-z0-9_\-]{55}",
+        39,
+        needs=("AQVN", "y0_", "y1_", "y2_", "y3_"),
+    ),
+    Shape("mapbox", r"sk\.eyJ[A-Za-z0-9_\-]{20}", 26, needs=("sk.eyJ",)),
+    Shape("adafruit", r"aio_[A-Za-z0-9]{28}", 32, needs=("aio_",)),
+    # A BIP-32 extended private key (a whole wallet).
+    Shape("bitcoin-xprv", r"xprv[A-Za-z0-9]{100}", 104, needs=("xprv",)),
+    Shape("jwt", r"eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}\.", 0, TOKEN, needs=("eyJ",)),
 )
 
-_SHAPE_RE = (
-    _START
-    + r"(?:"
-    + "|".join(f"(?P<s{i}>{s.start})" for i, s in enumerate(SHAPES))
-    + r")"
-    + _WORD_REST
-)
+
+def _shape_source(indices: Iterable[int]) -> str:
+    """The provider-key pattern made of the shapes at `indices`, in SHAPES order."""
+    shapes = "|".join(f"(?P<s{i}>{SHAPES[i].start})" for i in indices)
+    return _START + "(?:" + shapes + ")" + _WORD_REST
+
+
+_SHAPE_RE = _shape_source(range(len(SHAPES)))
+
+
+def shapes_for(text: str) -> tuple[int, ...]:
+    """The indices of the shapes whose `needs` `text` holds: the only ones that can match."""
+    return tuple(i for i, s in enumerate(SHAPES) if any(n in text for n in s.needs))
+
+
+def _shapes_source(text: str) -> str | None:
+    # Compiling all of them costs ~10 ms; a question holds the needs of none or a few, and the
+    # smaller pattern is compiled once per set of shapes (re keeps what it compiled).
+    indices = shapes_for(text)
+    return _shape_source(indices) if indices else None
 
 
 def _shape(m: re.Match[str]) -> str:
@@ -429,8 +793,11 @@ _KEY_VALUE = (
     rf"(?i)((?:key|name)\s*=\s*\"(?:{_NAME}|{_KEYISH})\"[^>]*?\bvalue\s*=\s*\")([^\"]*)(\")"
 )
 # A private key wrapped in base64 once more (a Kubernetes secret, an env var): base64 of
-# `-----BEGIN` is `LS0tLS1CRUdJTi`; the whole base64 run goes.
-_B64_PEM = r"LS0tLS1CRUdJTi[A-Za-z0-9+/=]*"
+# `-----BEGIN` begins `LS0tLS1CRUdJTi`, of `-----begin` `LS0tLS1iZWdpbi`, of SSH2's
+# `---- BEGIN` `LS0tLSBCRUdJTi`, of `PuTTY-User-Key-File-` `UHVUVFktVXNlci1LZXktRmlsZS`; the
+# whole base64 run goes.
+_B64_OPENINGS = ("LS0tLS1CRUdJTi", "LS0tLS1iZWdpbi", "LS0tLSBCRUdJTi", "UHVUVFktVXNlci1LZXktRmlsZS")
+_B64_PEM = "(?:" + "|".join(_B64_OPENINGS) + r")[A-Za-z0-9+/=]*"
 
 
 def _element(m: re.Match[str]) -> str:
@@ -449,33 +816,157 @@ def _b64_pem(_m: re.Match[str]) -> str:
     return PRIVATE_KEY
 
 
+# -- secrets without a separator ----------------------------------------------------------------
+
+# A `.netrc` entry: `machine HOST login USER password PASS` (on one line or several; `account`
+# and `port` may come between), and the `default login USER password PASS` entry. The login
+# must be there, before or after the password, so prose about a machine's password (or `the
+# default password is in the vault`) is left alone.
+_NETRC = (
+    r"(?i)(?<![A-Za-z0-9_\-])("
+    r"(?:machine[ \t]+\S+|default)"
+    r"(?:\s+(?:account|port)\s+\S+)*"
+    r"(?:\s+login\s+\S+(?:\s+(?:account|port)\s+\S+)*\s+password\s+"
+    r"|\s+password\s+(?=\S+\s+login\s))"
+    r")(\S+)"
+)
+
+# `aws configure set aws_secret_access_key X`, `git config --global user.password X`,
+# `yarn config set npmAuthToken X`, Windows' `setx API_TOKEN X`: a secret-looking name and
+# its value after a space, as a command that sets a setting takes them. The name must be an
+# identifier (it holds `_ . - : /` or a capital after its first letter): `set token limits`
+# is prose.
+_SET_NAME = (
+    rf"[A-Za-z0-9_.:/@\-]*?(?:{_PASSWORD_WORDS}|secret|token|credentials?|auth"
+    r"|api[_\-]?key|access[_\-]?key|private[_\-]?key|secret[_\-]?key)"
+)
+_SET = (
+    r"(?i)(?<![A-Za-z0-9_\-])((?:set|setx|config|configure)"
+    r"(?:[ \t]+--?[A-Za-z][A-Za-z0-9_\-]*)*[ \t]+"
+    rf"([\"']?)({_SET_NAME})\2[ \t]+)(?!=|--)(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)"
+)
+
+
+def _set(m: re.Match[str]) -> str:
+    name, value = m.group(3), m.group(4)
+    identifier = any(c in name for c in "_.-:/@") or any(c.isupper() for c in name[1:])
+    if not identifier or _is_marker(value) or value.strip("\"'").startswith(MARKER_START):
+        return m.group(0)
+    quote = value[0] if value[:1] in "\"'" and len(value) > 1 else ""
+    if quote:
+        return f"{m.group(1)}{quote}{SECRET}{quote}"
+    core, opening, closing = _split_word(value)
+    return f"{m.group(1)}{opening}{SECRET}{closing}" if core else m.group(0)
+
+
+# `the password is X`, `das Passwort ist X`, `a senha é X`, `la contraseña es X`, `the
+# password for the db was X`: a password named in a sentence. Only a value that looks like
+# one (6 or more characters holding a digit) is taken, or anything quoted: `the password is
+# in the vault` stays.
+PROSE_PASSWORD_MIN_CHARS = 6
+_PROSE_PASSWORD = (
+    rf"(?i)(?<![A-Za-z0-9_\-])((?:{_PASSWORD_WORDS}|passcode|pin)"
+    r"(?:[ \t]+(?:for|of|to|de|do|da|del|für|zum|zur|pour|du|para)(?:[ \t]+\S+){1,3}?)?"
+    r"[ \t]+(?:is|was|will be|ist|war|lautet|é|era|es|est|était|sera)[ \t]*:?[ \t]+)"
+    r"(\"[^\"\n]+\"|'[^'\n]+'|`[^`\n]+`|[^\s\"'`]+)"
+)
+
+
+def _prose_password(m: re.Match[str]) -> str:
+    value = m.group(2)
+    if _is_marker(value) or value.strip("\"'`").startswith(MARKER_START):
+        return m.group(0)
+    if value[0] in "\"'`":
+        return f"{m.group(1)}{value[0]}{SECRET}{value[0]}"
+    core = value.rstrip(_CLOSING)
+    if len(core) < PROSE_PASSWORD_MIN_CHARS or not any(c.isdigit() for c in core):
+        return m.group(0)
+    return m.group(1) + SECRET + value[len(core) :]
+
+
+# `define('DB_PASSWORD', 'X')`, `os.environ.setdefault("API_TOKEN", "X")`, `setenv("SECRET",
+# "X")`: a quoted secret name, a comma, and the quoted value beside it.
+_PAIR = (
+    rf"(?i)([\"'])({_NAME})\1([ \t]*,[ \t]*)"
+    r"(?:\"((?:[^\"\\\n]|\\.)+)\"|'((?:[^'\\\n]|\\.)+)')"
+)
+
+
+def _pair(m: re.Match[str]) -> str:
+    value = m.group(4) if m.group(4) is not None else m.group(5)
+    if value.startswith(MARKER_START):
+        return m.group(0)
+    quote = '"' if m.group(4) is not None else "'"
+    return f"{m.group(1)}{m.group(2)}{m.group(1)}{m.group(3)}{quote}{SECRET}{quote}"
+
+
+# An AWS secret access key has no shape of its own (40 characters of base64), but pasted on the
+# line of its key id (`AKIA... wJalr...`, a credentials CSV) it is recognised by its company.
+_AWS_PAIR = (
+    r"(A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])[^\n]{0,80}?)"
+    r"(?<![A-Za-z0-9+/=])([A-Za-z0-9+/]{40})(?![A-Za-z0-9+/=])"
+)
+
+
+def _aws_pair(m: re.Match[str]) -> str:
+    if not _looks_like_credential(m.group(2)):
+        return m.group(0)
+    return m.group(1) + SECRET
+
+
 # The patterns are compiled when first used, not at import (all of them cost ~35 ms, in a
-# `kb boot` that only scrubs a refused question), and a rule whose `needs` the text lacks
-# is not compiled at all: an ordinary question holds no `:`, `=`, `--` or `</`.
+# `kb boot` or a `kb route` that only scrubs a refused question), and a rule whose `needs`
+# the text lacks is not compiled at all: an ordinary question holds no `:`, `=`, `--`,
+# `</` or `bearer`, and the needs of none or a few of the provider shapes.
 ASSIGNS = (":", "=")
 RULES = (
-    Rule("private-key-block", _PEM, _pem, re.DOTALL, ("-----BEGIN ",)),
-    Rule("base64-private-key", _B64_PEM, _b64_pem, needs=("LS0tLS1CRUdJTi",)),
+    Rule(
+        "private-key-block",
+        _PEM,
+        _pem,
+        re.DOTALL | re.IGNORECASE,
+        ("----begin", "---- begin"),
+        fold=True,
+    ),
+    Rule("putty-private-key", _PUTTY, _pem, re.DOTALL, ("PuTTY-User-Key-File-",)),
+    Rule("base64-private-key", _B64_PEM, _b64_pem, needs=_B64_OPENINGS),
+    Rule("aws-secret-beside-key-id", _AWS_PAIR, _aws_pair, needs=("AKIA", "ASIA")),
     Rule("yaml-block-secret", _YAML_BLOCK, _yaml_block, needs=(":",)),
     Rule("yaml-block-secret-flattened", _YAML_FLAT, _yaml_flat, re.MULTILINE, (":",)),
     Rule("url-password", _URL, _url, needs=("://",)),
+    Rule("url-token-user", _URL_TOKEN, _url_token, needs=("://",)),
     Rule("command-line-flag", _FLAG, _flag, needs=("--",)),
     Rule("command-line-short-password", _SHORT_P, _after_group_one, needs=("-p",)),
     Rule("command-line-user", _USER, _after_group_one, needs=("-u",)),
+    Rule("command-line-set", _SET, _set, needs=("set", "config"), fold=True),
+    Rule("netrc-password", _NETRC, _after_group_one, needs=("password",), fold=True),
     Rule("percent-encoded-assignment", _ENCODED, _after_group_one, needs=("%3",)),
     Rule("markup-element", _ELEMENT, _element, needs=("</",)),
     Rule("markup-key-value", _KEY_VALUE, _key_value, needs=("=",)),
     Rule("authorization-header", _AUTHORIZATION, _authorization, needs=ASSIGNS),
-    Rule("bearer-token", _BEARER, _bearer),
+    Rule("bearer-token", _BEARER, _bearer, needs=("bearer",), fold=True),
     Rule("secret-assignment", _ASSIGNMENT, _assignment, needs=ASSIGNS),
     Rule("credential-assignment", _CREDENTIAL, _credential, needs=ASSIGNS),
-    Rule("provider-key", _SHAPE_RE, _shape),
+    Rule("quoted-pair", _PAIR, _pair, needs=(",",)),
+    Rule(
+        "password-in-prose",
+        _PROSE_PASSWORD,
+        _prose_password,
+        needs=("pass", "senha", "kennwort", "contrase", "pin"),
+        fold=True,
+    ),
+    Rule("provider-key", _SHAPE_RE, _shape, select=_shapes_source),
 )
 
 
 def scrub(text: str) -> str:
+    lowered = text.lower()
     for rule in RULES:
-        if rule.needs and not any(n in text for n in rule.needs):
+        pattern = rule.pattern_for(text, lowered)
+        if pattern is None:
             continue  # the pattern cannot match: not even compiled
-        text = rule.pattern.sub(rule.replace, text)
+        before = text
+        text = pattern.sub(rule.replace, text)
+        if text != before:
+            lowered = text.lower()
     return text

@@ -163,8 +163,10 @@ def _short(rel: str) -> bool:
 
 
 def _say(err: TextIO, text: str) -> None:
+    from kb.pure.names import printable
+
     try:
-        err.write(text)
+        err.write(printable(text, lines=True))  # a model's reason may carry escapes
         err.flush()
     except (OSError, ValueError):
         pass  # a closed stderr must not sink the answer

@@ -252,6 +252,7 @@ def _apply(memory: Memory, inp: MissesInput, rows: Sequence[gold.GoldRow], comma
     from kb.io.atomic import write_atomic
     from kb.io.clock import today_utc
     from kb.io.model import model_timeout, run_model
+    from kb.pure.names import printable  # the log's questions and the model's lines
 
     first = memory.opened[0]
     root = Path(first)
@@ -282,13 +283,13 @@ def _apply(memory: Memory, inp: MissesInput, rows: Sequence[gold.GoldRow], comma
     pending_aliases: dict[Path, set[str]] = {}
     refusals: list[tuple[str, str]] = []
     for miss in logged:
-        out += ["", f"  {miss.question}"]
+        out += ["", f"  {printable(miss.question)}"]
         reply = run_model(
             command, aliasgate.prompt(miss.question, miss.looked_like, vocab), root, timeout
         )
         if reply.text is None:
             proposer["silent"] += 1
-            out.append(f"    the promoter did not answer ({reply.reason}).")
+            out.append(f"    the promoter did not answer ({printable(reply.reason)}).")
             continue
         parsed = aliasgate.parse_reply(reply.text)
         if parsed.declined:
@@ -300,7 +301,7 @@ def _apply(memory: Memory, inp: MissesInput, rows: Sequence[gold.GoldRow], comma
         before: aliasgate.Measurement | None = None
         for cand in parsed.candidates:
             counts["proposed"] += 1
-            out.append(f"    {cand.base}: {cand.line}")
+            out.append(f"    {printable(cand.base)}: {printable(cand.line)}")
             why = aliasgate.premeasure(cand, miss.question)
             base_root = by_name.get(ascii_lower(cand.base))
             if why is None and base_root is None:
@@ -328,12 +329,12 @@ def _apply(memory: Memory, inp: MissesInput, rows: Sequence[gold.GoldRow], comma
                         )
                     )
                     pending_aliases.setdefault(base_root, set()).add(cand.alias.casefold())
-                    out.append(f"      {verdict.reason}")
+                    out.append(f"      {printable(verdict.reason)}")
                     continue
                 why = verdict.reason
             counts["refused"] += 1
             refusals.append((cand.line, why or ""))
-            out.append(f"      {why}")
+            out.append(f"      {printable(why or '')}")
     written: list[str] = []
     try:
         for base_root, blocks in pending.items():
@@ -343,8 +344,11 @@ def _apply(memory: Memory, inp: MissesInput, rows: Sequence[gold.GoldRow], comma
         if refusals:
             target = root / aliasgate.REJECTIONS_NAME
             folded = aliasgate.parse_rejections(_read_or_empty(target))
+            from kb.pure.logbounds import loggable
+
             for line, why in refusals:
-                folded = aliasgate.fold_rejection(folded, line, why, today)
+                # a model's line and a reason quoting the question: scrubbed before written
+                folded = aliasgate.fold_rejection(folded, loggable(line), loggable(why), today)
             write_atomic(target, aliasgate.render_rejections(folded))
             written.append(f"refused:  folded into {target}")
     except (OSError, UnicodeDecodeError) as e:

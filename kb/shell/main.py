@@ -4,6 +4,8 @@ Top-level words (help, version, completion, unknown verbs) are decided here; eac
 arguments are parsed by cyclopts from the verb's typed input class, and every parse failure
 becomes one line on stderr naming the flag and what it takes, with exit 2. `kb help <verb>`
 and `kb <verb> --help` print that verb's help (kb.shell.verbhelp), imported only then.
+Whatever a verb prints passes `terminal_safe` on its way out (issue 24): control
+characters are escaped there once, for every verb, whatever renderer made the text.
 """
 
 from __future__ import annotations
@@ -151,9 +153,21 @@ def run(argv: Sequence[str]) -> Outcome:
     if parsed is None:
         parsed = _parse(command, rest)
     outcome = parsed if isinstance(parsed, Outcome) else command.run(parsed)
-    if command.hook and outcome.code != 0:
-        return Outcome(stdout=outcome.stdout, stderr=outcome.stderr, code=0)
-    return outcome
+    code = 0 if command.hook else outcome.code
+    return terminal_safe(Outcome(stdout=outcome.stdout, stderr=outcome.stderr, code=code))
+
+
+def terminal_safe(outcome: Outcome) -> Outcome:
+    """What a verb prints, with every control character a note, a question or a model's
+    reply carried escaped (kb.pure.names.printable, lines kept): nothing kb prints can move
+    the cursor, write the clipboard (OSC 52), retitle the window or reorder a line (bidi
+    overrides). A JSON output is unchanged: its encoder escaped all of these already."""
+    from kb.pure.names import printable
+
+    stdout, stderr = printable(outcome.stdout, lines=True), printable(outcome.stderr, lines=True)
+    if stdout is outcome.stdout and stderr is outcome.stderr:
+        return outcome
+    return Outcome(stdout=stdout, stderr=stderr, code=outcome.code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,9 +16,17 @@ record); notes are served verbatim. So:
 - a note a person wrote is served byte for byte, scrubber-bait included (the verbatim rule);
 - the clean corpus (prose, git hashes, UUIDs, note and source keys) comes back unchanged.
 
-Why a substring check is sound: every drawn body holds a digit, the generated prose holds
-none, and no part shorter than MIN_CHECKED characters is checked, so a secret part can only
-be found in an output if it survived.
+What counts as a leak (`surviving`, the reusable check): any run of WINDOW (six) consecutive
+characters of a secret's secret part found in the output, so half a key left behind is a
+leak as much as the whole key. A run that the text around the secrets holds as well (the
+template's fixed text, the prose it sits in, the markers) is not counted, since it may have
+come from there. Every drawn body is random over its alphabet and holds a digit, so a run of
+six turns up elsewhere only by a coincidence of about one in 16**6 for hex and far less for
+the others.
+
+The corpus has forms the scrubber is known to miss (`## known-miss: ...`, the limits
+docs/secrets.md states); `test_the_scrubber_catches_at_least_97_percent_of_the_corpus`
+measures the share caught and holds the misses to exactly that list.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ import re
 import string
 import sys
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,13 +73,36 @@ ALPHABETS = {
     "upper": string.ascii_uppercase + string.digits,
     "password": string.ascii_letters + string.digits + "!#$%^&*+-_~.",
 }
+ALPHABETS["base58"] = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+ALPHABETS["lower"] = string.ascii_lowercase
 PLACEHOLDER = re.compile(r"\{\{(\w+):(\d+)(?:-(\d+))?\}\}")
-# A part this short could turn up by coincidence; it is redacted with the word or block it
-# sits in, and the longer parts beside it are checked.
-MIN_CHECKED = 8
+# How many consecutive characters of a secret part make a leak.
+WINDOW = 6
+MARKERS = ("[REDACTED_KEY]", "[REDACTED_TOKEN]", "[REDACTED_SECRET]", "[REDACTED_PRIVATE_KEY]")
+KNOWN_MISS = "known-miss: "
+# The share of the corpus the scrubber must catch (issue 24).
+REQUIRED_SHARE = 0.97
+
+
+def surviving(out: str, parts: Iterable[str], context: str = "") -> list[str]:
+    """The runs of WINDOW consecutive characters of any of `parts` (the secret parts of a
+    text) that `out` still holds; a part shorter than WINDOW is looked for whole. A run that
+    `context` (the text around the secrets, with the secrets taken out) or a marker holds as
+    well is not counted: it may have come from there. Empty means nothing leaked."""
+    allowed = "\0".join((context, *MARKERS))
+    found: list[str] = []
+    for part in parts:
+        runs = (
+            [part]
+            if len(part) < WINDOW
+            else [part[i : i + WINDOW] for i in range(len(part) - WINDOW + 1)]
+        )
+        found += [r for r in dict.fromkeys(runs) if r and r in out and r not in allowed]
+    return found
+
 
 # The shapes the issue names; the corpus must keep a record of each (by name prefix).
-REQUIRED = (
+REQUIRED: tuple[str, ...] = (
     "aws-access-key-id", "aws-secret-access-key", "github-classic-pat", "github-oauth",
     "github-fine-grained-pat", "gitlab-pat", "slack-bot", "slack-user", "stripe-live-secret",
     "stripe-restricted", "openai-legacy", "openai-project", "anthropic", "google-api-key",
@@ -80,6 +111,16 @@ REQUIRED = (
     "env-file", "azure-storage-connection-string", "npm-token", "twilio", "sendgrid",
     "heroku", "docker", "secret-key-base", "encryption-key-env",
 )  # fmt: skip
+# The forms issue 24 (F14) found missed, and the password labels it asks for: each must be
+# in the corpus (by name prefix) and caught.
+REQUIRED_ISSUE_24 = (
+    "aws-configure-set", "ssh2-", "putty-", "openvpn-static-key", "pem-lower-case-armour",
+    "netrc-", "senha-", "passwort-", "kennwort-", "contrasena-", "clave-", "pw-assignment",
+    "databricks", "linear", "notion", "atlassian-api-token", "groq", "replicate",
+    "hashicorp-vault", "tailscale", "new-relic", "grafana-service-account", "1password",
+    "square-access-token", "telegram-bot",
+)  # fmt: skip
+REQUIRED = REQUIRED + REQUIRED_ISSUE_24
 
 
 @dataclass(frozen=True)
@@ -116,9 +157,12 @@ class Filled:
     shape: str
     text: str
     parts: tuple[str, ...]
+    context: str  # the text with every secret part taken out (a NUL in its place)
 
-    def leaked(self, out: str) -> list[str]:
-        return [p for p in self.parts if len(p) >= MIN_CHECKED and p in out]
+    def leaked(self, out: str, around: str = "") -> list[str]:
+        """What of this secret `out` still holds (`surviving`); `around` is more text that
+        stood beside it in the input."""
+        return surviving(out, self.parts, self.context + "\0" + around)
 
 
 def fill(template: Template, body: BodyMaker, length: Callable[[int, int], int]) -> Filled:
@@ -131,7 +175,9 @@ def fill(template: Template, body: BodyMaker, length: Callable[[int, int], int])
         parts.append(drawn)
         return drawn
 
-    return Filled(template.shape, PLACEHOLDER.sub(one, template.text), tuple(parts))
+    text = PLACEHOLDER.sub(one, template.text)
+    context = PLACEHOLDER.sub("\0", template.text)
+    return Filled(template.shape, text, tuple(parts), context)
 
 
 def fill_seeded(template: Template, rnd: random.Random) -> Filled:
@@ -145,23 +191,27 @@ def fill_seeded(template: Template, rnd: random.Random) -> Filled:
     return fill(template, body, rnd.randint)
 
 
+def is_known_miss(template: Template) -> bool:
+    return template.shape.startswith(KNOWN_MISS)
+
+
+# The forms the scrubber must catch: every one but the known misses.
+CAUGHT = [t for t in TEMPLATES if not is_known_miss(t)]
+
+
 def seeded(seed: int) -> list[Filled]:
-    """Every template once, seeded."""
+    """Every form the scrubber must catch once, seeded."""
     rnd = random.Random(seed)
-    return [fill_seeded(t, rnd) for t in TEMPLATES]
+    return [fill_seeded(t, rnd) for t in CAUGHT]
 
 
 @st.composite
 def filled(draw: st.DrawFn) -> Filled:
-    template = draw(st.sampled_from(TEMPLATES))
-
-    def body(name: str, n: int) -> str:
-        alphabet = ALPHABETS[name]
-        chars = list(draw(st.text(alphabet=alphabet, min_size=n - 1, max_size=n - 1)))
-        chars.insert(draw(st.integers(0, n - 1)), draw(st.sampled_from(string.digits)))
-        return "".join(chars)
-
-    return fill(template, body, lambda lo, hi: draw(st.integers(lo, hi)))
+    """A form the scrubber must catch, its bodies drawn by a generator Hypothesis seeds: the
+    bodies are random over their alphabets, as real keys are, which `surviving` relies on
+    (a body of one repeated character would match runs of the text around it)."""
+    template = draw(st.sampled_from(CAUGHT))
+    return fill_seeded(template, draw(st.randoms(use_true_random=False)))
 
 
 # Prose around a secret: no digit (see the module docstring), any other character a session
@@ -190,8 +240,14 @@ def embedded(draw: st.DrawFn) -> tuple[str, list[Filled]]:
     return "".join(pieces), secrets
 
 
-def leaks(out: str, secrets: list[Filled]) -> list[tuple[str, str]]:
-    return [(s.shape, p) for s in secrets for p in s.leaked(out)]
+def leaks(out: str, secrets: list[Filled], text: str = "") -> list[tuple[str, str]]:
+    """Every (shape, run) of `secrets` that `out` still holds; `text` is the input they were
+    embedded in (its prose counts as context)."""
+    around = text
+    for s in secrets:
+        for part in s.parts:
+            around = around.replace(part, "\0")
+    return [(s.shape, r) for s in secrets for r in s.leaked(out, around)]
 
 
 # -- the scrubber -----------------------------------------------------------------------------
@@ -200,27 +256,73 @@ def leaks(out: str, secrets: list[Filled]) -> list[tuple[str, str]]:
 def test_the_corpus_covers_every_shape_the_issue_names() -> None:
     shapes = [t.shape for t in TEMPLATES]
     assert len(shapes) == len(set(shapes)), "a shape is named twice"
+    assert len(shapes) >= 150, len(shapes)
     for wanted in REQUIRED:
         assert any(s.startswith(wanted) for s in shapes), wanted
+    for wanted in REQUIRED_ISSUE_24:
+        assert all(caught(t) for t in TEMPLATES if t.shape.startswith(wanted)), wanted
     for t in TEMPLATES:
         assert PLACEHOLDER.search(t.text), f"{t.shape} has no secret part"
         for m in PLACEHOLDER.finditer(t.text):
             assert m.group(1) in ALPHABETS, (t.shape, m.group(0))
 
 
-@pytest.mark.parametrize("template", TEMPLATES, ids=[t.shape for t in TEMPLATES])
+def _sentences(secret: Filled) -> tuple[str, ...]:
+    return (
+        secret.text,
+        f"we decided to keep {secret.text} in the vault",
+        f"see ({secret.text}).",
+    )
+
+
+def caught(template: Template, tries: int = 10) -> bool:
+    """Whether the scrubber catches this form: every one of `tries` fillings, alone and in
+    two sentences, comes out with a marker and with no run of WINDOW of its secret parts."""
+    rnd = random.Random(template.shape)
+    for _ in range(tries):
+        secret = fill_seeded(template, rnd)
+        for text in _sentences(secret):
+            out = scrub(text)
+            if secret.leaked(out, text.replace(secret.text, "\0")) or "[REDACTED_" not in out:
+                return False
+    return True
+
+
+def test_the_scrubber_catches_at_least_97_percent_of_the_corpus() -> None:
+    missed = [t.shape for t in TEMPLATES if not caught(t)]
+    share = 1 - len(missed) / len(TEMPLATES)
+    total = len(TEMPLATES)
+    print(f"caught {total - len(missed)} of {total} ({share:.1%}); missed {missed}")
+    assert share >= REQUIRED_SHARE, (share, missed)
+    # the misses are exactly the ones the corpus and docs/secrets.md name: a new miss is a
+    # regression, and a known miss caught at last should lose its label
+    assert missed == [t.shape for t in TEMPLATES if is_known_miss(t)], missed
+
+
+@pytest.mark.parametrize("template", CAUGHT, ids=[t.shape for t in CAUGHT])
 def test_each_shape_is_scrubbed_alone_and_in_a_sentence(template: Template) -> None:
     rnd = random.Random(template.shape)
     for _ in range(10):
         secret = fill_seeded(template, rnd)
-        for text in (
-            secret.text,
-            f"we decided to keep {secret.text} in the vault",
-            f"see ({secret.text}).",
-        ):
+        for text in _sentences(secret):
             out = scrub(text)
             assert not secret.leaked(out), (template.shape, out)
             assert "[REDACTED_" in out
+
+
+def test_the_leak_check_catches_a_partial_leak() -> None:
+    """Half a key left behind is a leak: a scrubber that kept six characters of a secret
+    part, at its start, its end or inside, is caught; one that kept five is not (five may
+    be a coincidence), nor is what the text around the secret holds."""
+    (template,) = (t for t in TEMPLATES if t.shape == "github-classic-pat")
+    secret = fill_seeded(template, random.Random(1))
+    body = secret.parts[0]
+    assert secret.leaked(f"[REDACTED_KEY] and then {body[:6]}")
+    assert secret.leaked(f"{body[-6:]} [REDACTED_KEY]")
+    assert secret.leaked(f"ghp_{body[10:16]}")
+    assert not secret.leaked(f"{body[:5]} [REDACTED_KEY] {body[-5:]}")
+    assert not secret.leaked("ghp_[REDACTED_KEY]")
+    assert surviving("keep the words here", ["the words here"], "keep the words here") == []
 
 
 @settings(max_examples=300, deadline=None)
@@ -228,7 +330,7 @@ def test_each_shape_is_scrubbed_alone_and_in_a_sentence(template: Template) -> N
 def test_no_corpus_secret_survives_anywhere_in_prose(case: tuple[str, list[Filled]]) -> None:
     text, secrets = case
     out = scrub(text)
-    assert not leaks(out, secrets), (leaks(out, secrets), out)
+    assert not leaks(out, secrets, text), (leaks(out, secrets, text), out)
     assert scrub(out) == out  # and scrubbing what was scrubbed changes nothing
 
 
@@ -327,9 +429,10 @@ def test_capture_writes_no_secret_to_disk(
     text = deposits[0].read_text(encoding="utf-8")
     events = capture_root / ".kb" / "sessions" / events_name(session)
     on_disk = text + (events.read_text(encoding="utf-8") if events.exists() else "")
-    assert not leaks(on_disk, conclusion[1] + question[1]), (text, conclusion, question)
+    around = conclusion[0] + "\0" + question[0]
+    assert not leaks(on_disk, conclusion[1] + question[1], around), (text, conclusion, question)
     assert "[REDACTED_" in text
-    assert not leaks(out.stdout + out.stderr, conclusion[1])
+    assert not leaks(out.stdout + out.stderr, conclusion[1], conclusion[0])
 
 
 def test_handoff_writes_and_shows_no_secret(tmp_path: Path) -> None:
