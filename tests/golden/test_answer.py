@@ -411,7 +411,9 @@ def test_the_example_fleet_answers_with_its_echo_model(tmp_path: Path, kb: RunKb
     root: a copy of the fleet folder alone, as the README's quick start makes (`cp -r
     examples/fleet ../harbor`), must answer with it, offline."""
     fleet = tmp_path / "harbor"
-    shutil.copytree(REPO / "examples" / "fleet", fleet, ignore=shutil.ignore_patterns(".kb", "kb-*"))
+    shutil.copytree(
+        REPO / "examples" / "fleet", fleet, ignore=shutil.ignore_patterns(".kb", "kb-*")
+    )
     for p in fleet.rglob("*"):  # as git checks it out: the model is a program
         p.chmod(0o755 if p.is_dir() or p.suffix == ".py" else 0o644)
     assert "answerer = models/echo_model.py" in (fleet / "fleet.txt").read_text("utf-8")
