@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from kb.io.doctor import running_kb
+from kb.shell.table import usage_of
 from tests.conftest import EXAMPLE_FLEET, REPO, check_golden
 
 PY = shlex.quote(sys.executable)
@@ -215,7 +216,7 @@ def test_a_settings_file_that_is_not_there_is_a_usage_error(project: Path) -> No
 def test_a_wrong_command_line_is_a_usage_error(project: Path, args: list[str]) -> None:
     (project / "hooks.json").write_text("{}")
     done = _doctor(args, cwd=project)
-    assert (done.returncode, done.stdout) == (2, "")
+    assert (done.returncode, done.stdout) == (2, usage_of("doctor"))  # its own usage (issue 26)
     assert done.stderr.startswith("kb doctor: ") and done.stderr.count("\n") == 1, done.stderr
 
 
