@@ -128,6 +128,7 @@ def write_note(inp: WriteInput, body: str) -> Outcome:
         stage=inp.stage,
         captured_from=inp.captured_from,
         no_dashes=no_dashes,
+        title=inp.title,
     )
     prepared = nw.prepare(request)
     if isinstance(prepared, Failure):

@@ -176,8 +176,8 @@ COMMANDS += (
     Command(
         "write",
         (
-            "kb write <agent> <slug> [fleet-root] --keys <a, b> --summary <line> [--folder F]",
-            "         [--provenance P] [--stage S] [--captured-from PATH]",
+            "kb write <agent> <slug> [fleet-root] --keys <a, b> --summary <line> [--title T]",
+            "         [--folder F] [--provenance P] [--stage S] [--captured-from PATH]",
             "         (note body on stdin; the keys are written once, on the note's own",
             "         `Search for:` line, and the map entry is the link and the summary)",
         ),
