@@ -93,10 +93,12 @@ def write_note(
     provenance: str = "agent",
     stage: str = "derived",
     captured_from: str | None = None,
+    title: str | None = None,
 ) -> Path:
     """Write `body` as the note `<agent>/<folder>/<slug>.md` of the fleet at `fleet` and
-    list it in the agent's map, as `kb write` does; the new note's path. Raises
-    `WriteRefused` with `kb write`'s message when it would refuse."""
+    list it in the agent's map, as `kb write` does (`title` is `--title`: without it the
+    body's own `# ` heading, or a title derived from its first line); the new note's path.
+    Raises `WriteRefused` with `kb write`'s message when it would refuse."""
     from kb.pure import notewrite as nw
     from kb.shell.initwrite import write_note as run
     from kb.shell.inputs import WriteInput
@@ -108,6 +110,7 @@ def write_note(
             paths=(os.fspath(fleet),),
             keys=", ".join(keys) if keys else None,
             summary=summary,
+            title=title,
             folder=folder,
             captured_from=captured_from,
             provenance=provenance,

@@ -34,8 +34,8 @@ settings.load_profile("ci")
 
 def _copy(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".kb", "kb-misses.txt*"))
-    for p in dst.rglob("*"):  # a read-only source stays writable in the copy
-        p.chmod(0o755 if p.is_dir() else 0o644)
+    for p in dst.rglob("*"):  # a read-only source stays writable in the copy, and a program
+        p.chmod(0o755 if p.is_dir() or p.stat().st_mode & 0o111 else 0o644)  # (a model) runs
     return dst
 
 

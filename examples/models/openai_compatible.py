@@ -15,8 +15,9 @@ Standard library only; configured by environment variables and nothing else:
 
 Token usage goes to stderr (kb discards it; run the script by hand to see it). Any HTTP
 error, unreadable reply or empty answer exits non-zero with a one-line reason on stderr,
-which kb reads as "did not answer". Use it in fleet.txt as, for example,
-`answerer = ../models/openai_compatible.py` (relative to the fleet root).
+which kb reads as "did not answer". Name it in fleet.txt by its absolute path, or copy it
+into the fleet root's models/ and write
+`answerer = models/openai_compatible.py` (a relative path is read from the fleet root).
 """
 
 from __future__ import annotations

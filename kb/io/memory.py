@@ -67,6 +67,7 @@ from kb.pure.suggest import (
     asked_words,
     best_keys,
     part_score,
+    question_lookups,
 )
 from kb.pure.textrank import (
     Candidate,
@@ -805,7 +806,7 @@ class Memory:
         asked = asked_words(question)
         if not asked:
             return []
-        tris = {t for _, word_tris, _ in asked for t in word_tris}
+        tris = {t for word, _, _ in asked for t in question_lookups(word)}
         parts = {part for store in self._stores for _, part in store.parts_sharing(tris)}
         scores = {part: part_score(part, asked) for part in parts}
         good = {part: score for part, score in scores.items() if score >= SUGGEST_FLOOR}

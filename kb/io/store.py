@@ -38,12 +38,12 @@ from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_
 from kb.pure.header import field_exact, front_matter
 from kb.pure.keyword import postings_words
 from kb.pure.paths import MAP_NAMES, stem_of
-from kb.pure.suggest import trigrams
+from kb.pure.suggest import lookup_keys
 from kb.pure.textrank import Counts, PageWords, TextStats, page_counts, page_words
 from kb.pure.tokens import question_terms, stem, words
 
 # Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 14
+HEADER_CACHE_VERSION = 15  # 15: kw_trigrams holds the deletion neighbourhoods of short key words
 # Before this version a note was read by path, so a note swapped for a link into the private
 # layer while kb read it could leave private text in the text index under the public
 # note's hash (issue 24, F6): an index stamped older has every file's hash cleared, so the
@@ -186,8 +186,9 @@ SCAN_LIGHTS_KEPT = 4
 #   word's rows are its postings, and their count in scope its document frequency.
 # - `kw_second`: the second word of each several-word key (a phrase inside a question starts
 #   its second word at a question word, so the question's prefixes find every such phrase).
-# - `kw_parts` and `kw_trigrams`: each key's words, and each word's trigrams, for the
-#   suggestions a refusal offers. A trigram row is never deleted: a word no file holds any
+# - `kw_parts` and `kw_trigrams`: each key's words, and each word's trigrams (and, for a
+#   word of 5 or 6 letters, its deletion neighbourhood marked `~`), for the suggestions a
+#   refusal offers. A trigram row is never deleted: a word no file holds any
 #   more finds no `kw_parts` row, and the vocabulary only grows as fast as its words.
 # Every row names its path; the caller keeps a row only when its path is an entry this open
 # found in scope, so a deleted, renamed, newly private or no longer keyed file is never
@@ -790,10 +791,10 @@ class Store:
             for part, key in words.parts:
                 parts.setdefault(part, []).append((key, f.rel))
         # each distinct key word once (a common word is in hundreds of keys), in order, so
-        # each trigram's words come out sorted
+        # each trigram's words come out sorted; a short word's marked deletions beside them
         tris: dict[str, list[str]] = {}
         for part in sorted(parts):
-            for tri in dict.fromkeys(trigrams(part)):
+            for tri in lookup_keys(part):
                 tris.setdefault(tri, []).append(part)
         paths = [(f.rel,) for f, _ in fresh]
         try:

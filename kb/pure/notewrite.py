@@ -22,6 +22,15 @@ Rules of this module:
   hidden, no backslash and no control character, so no folder can leave the base.
 - The keys are written once, on the note's own `Search for:` line. The map entry carries
   the link and the summary only.
+- Every note gets a title, its first `# ` heading (what `kb list`, JSON, MCP and the library
+  show). `--title` gives it: written as `# <title>` right after the front matter, above the
+  `Search for:` line (a body that opens with that same heading does not repeat it). Without
+  `--title`, a body whose first line is a `# ` heading already titles the note, which is
+  then written exactly as given. Otherwise the title is derived from the body's first line
+  of words (code fences, tables, rules and HTML skipped; heading marks, bullets, quote marks,
+  emphasis and link targets dropped), cut at its first sentence end after its first word
+  and, past `TITLE_MAX` characters, at a word boundary with `...`; a body with no such line
+  gets none.
 - A line break inside the summary, a key or captured_from is folded to a space: each of
   them lands on one line of the note, and a summary that broke its line would break the
   map's structure too (a second line starting `### ` would be a new section).
@@ -41,6 +50,7 @@ Rules of this module:
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Sequence
 
 from attrs import frozen
@@ -72,6 +82,7 @@ class NoteRequest:
     stage: str = DEFAULT_STAGE
     captured_from: str | None = None
     no_dashes: bool = False  # the fleet's `style = no-dashes`: a dash refuses the note
+    title: str | None = None  # `--title`; None or blank: the body's own, or derived from it
 
 
 @frozen
@@ -96,6 +107,8 @@ class Note:
     keys: tuple[str, ...]
     dropped: tuple[str, ...]
     dashes: tuple[int, ...] = ()  # lines carrying a dash, written anyway (a warning)
+    title: str = ""  # the note's title, however it came
+    derived: bool = False  # the title was derived from the body's first line
 
 
 @frozen
@@ -121,15 +134,91 @@ def parse_keys(raw: str | None) -> tuple[str, ...]:
 
 
 def render_note(
-    keys: Sequence[str], summary: str, body: str, provenance: str, stage: str, captured: str
+    keys: Sequence[str],
+    summary: str,
+    body: str,
+    provenance: str,
+    stage: str,
+    captured: str,
+    title: str = "",
 ) -> str:
+    """The note's text; `title`, when given, as its `# ` line above the header."""
     front = ["---", f"provenance: {provenance}", f"stage: {stage}"]
     if captured:
         front.append(f"captured_from: {captured}")
     front.append("---")
+    heading = [f"# {title}", ""] if title else []
     search = "**Search for:** " + ", ".join(f"`{k}`" for k in keys)
     purpose = f"**Exists to:** {summary.strip().rstrip('.')}".rstrip()
-    return "\n".join([*front, "", search, "", purpose, "", body.strip()]) + "\n"
+    return "\n".join([*front, "", *heading, search, "", purpose, "", body.strip()]) + "\n"
+
+
+# -- the title -------------------------------------------------------------------------------
+
+TITLE_MAX = 60  # characters of a derived title: about what a listing's title column shows
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+_LINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]|!?\[([^\]]*)\]\([^)]*\)")
+_MARKS = re.compile(r"^(?:#{1,6}\s+|>\s*|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)+")
+
+
+def clean_title(title: str | None) -> str:
+    """`--title` as written into the note: one line, trimmed, without `#` marks of its own."""
+    return one_line(title or "").strip().lstrip("#").strip()
+
+
+def body_heading(body: str) -> str | None:
+    """The text of the `# ` heading the body opens with, if its first non-blank line is one."""
+    first = next((line.strip() for line in body.splitlines() if line.strip()), "")
+    return first[2:].strip() if first.startswith("# ") and first[2:].strip() else None
+
+
+def derived_title(body: str) -> str:
+    """A title from the body's first line of words (module rules); empty when it has none."""
+    fence: str | None = None
+    for raw in body.splitlines():
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            fence = None if fence == line[:3] else (fence or line[:3])
+            continue
+        if fence is not None or not line or line.startswith(("|", "<")):
+            continue
+        if set(line) <= set("-*_= "):  # a rule, or a setext underline
+            continue
+        text = _LINK.sub(lambda m: m.group(2) or m.group(1) or m.group(3) or "", line)
+        text = _MARKS.sub("", text).replace("**", "").replace("__", "").replace("`", "")
+        text = " ".join(text.strip(" *_#").split())
+        if not normalise(text):
+            continue
+        return _cut(text)
+    return ""
+
+
+def _cut(text: str) -> str:
+    # the first sentence end past the first word (`e.g. this` is not a sentence of its own)
+    end = next((m for m in _SENTENCE_END.finditer(text) if " " in text[: m.start()]), None)
+    if end is not None:
+        text = text[: end.end() if text[end.start()] in "!?" else end.start()]
+    if len(text) <= TITLE_MAX:
+        return text.rstrip(" ,;:")
+    room = text[: TITLE_MAX + 1]
+    cut = room.rsplit(" ", 1)[0] if " " in room else text[:TITLE_MAX]
+    return cut.rstrip(" ,;:.") + "..."
+
+
+def title_for(given: str | None, body: str) -> tuple[str, str, bool]:
+    """(the title to write above the header, the body to write, whether it was derived):
+    `--title` first, then the body's own opening `# ` heading (nothing written above the
+    header: the note is the body as given), then a title derived from the body."""
+    title = clean_title(given)
+    opening = body_heading(body)
+    if title:
+        if opening == title:  # the body opens with this very title: written once
+            body = body.strip().split("\n", 1)[1] if "\n" in body.strip() else ""
+        return title, body, False
+    if opening is not None:
+        return "", body, False
+    derived = derived_title(body)
+    return derived, body, bool(derived)
 
 
 def map_entry(slug: str, summary: str) -> str:
@@ -185,12 +274,16 @@ def prepare(req: NoteRequest) -> Result[Note, Refused]:
     live = tuple(k for k in keys if k not in dead)
     summary = one_line(req.summary or "")
     captured = one_line(req.captured_from or "").strip()
-    text = render_note(live, summary, req.body, req.provenance, req.stage, captured)
+    title, body, derived = title_for(req.title, req.body)
+    text = render_note(live, summary, body, req.provenance, req.stage, captured, title)
     dashes = tuple(n for n, _ in dash_findings(text))
     if dashes and req.no_dashes:
         return Failure(Refused(dashed(dashes), judgement=True))
     entry = map_entry(req.slug, summary)
-    return Success(Note(req.slug, folder, text, entry, live, tuple(dead), dashes))
+    shown = title or (body_heading(body) or "")
+    return Success(
+        Note(req.slug, folder, text, entry, live, tuple(dead), dashes, shown, derived)
+    )
 
 
 # -- the map ---------------------------------------------------------------------------------
@@ -271,6 +364,9 @@ def report(note_path: str, map_path: str, folder: str, note: Note, created: bool
             f"  dropped {counted(len(note.dropped), 'key')} the index cannot reach: "
             + ", ".join(note.dropped)
         )
+    if note.derived:
+        shown = printable(note.title)
+        lines.append(f"  titled from the body's first line: {shown} (--title sets it)")
     if created:
         lines.append("  that section did not exist and was created")
     lines += [

@@ -4,6 +4,17 @@ Rules of this module:
 - Compare each question word with each word of every declared key by trigram Dice
   similarity; offer the whole key when any pair reaches 0.65 (`publico`/`public` 0.89,
   `ingestao`/`ingest` 0.80, `quando`/`K-quant` 0.57 stays out).
+- A one-letter typo of a key word, both of `EDIT_MIN` letters or more (one substitution,
+  insertion, deletion or swap of neighbours: `radiom`/`radium`, `gravty`/`gravity`) is
+  offered too, scored `EDIT_SCORE` when its Dice is lower: trigrams miss most of them
+  (`gravty`/`gravity` 0.44, `radiom`/`radium` 0.50, `raidum`/`radium` 0). A shorter key word
+  or question word is left to Dice alone: one letter away from a four-letter word is too
+  often another word (`bake`/`cake`/`lake`, `copa`/`copia`), and that would flood the
+  suggestions.
+- Candidates are found without comparing the question with every key: by a shared trigram,
+  and for a key word of 5 or 6 letters also by its deletion neighbourhood (`lookup_keys`).
+  A one-edit typo of a longer key word always shares a trigram with it (an edit touches at
+  most four of its five or more trigrams), so no neighbourhood is kept for those.
 - This is spelling, never meaning: it finds typos and cognates, not translations.
 - At most 8 keys (a live fleet's keyword space was ~849 terms: more is noise), best first,
   ties by key. Suggestions are computed only after the verdict is `nothing`, so they can
@@ -16,10 +27,18 @@ from collections import Counter
 from collections.abc import Iterable
 
 from kb.pure.entries import Entry
+from kb.pure.spelling import deletions, one_edit
 from kb.pure.tokens import normalise, question_terms
 
 SUGGEST_FLOOR = 0.65
 SUGGEST_LIMIT = 8
+EDIT_MIN = 5  # letters a key word and the question word need before a typo is offered
+EDIT_SCORE = 0.8  # a one-letter typo's score when its Dice is lower
+# Key words short enough that a one-edit typo may share no trigram with them; their deletion
+# neighbourhoods are indexed, each marked so it can never equal a trigram (a word's own
+# characters are letters and digits only).
+NEIGHBOURHOOD_LENGTHS = (5, 6)
+DELETION_MARK = "~"
 
 
 def trigrams(word: str) -> list[str]:
@@ -34,6 +53,37 @@ def look_alike(a: str, b: str) -> float:
     return 2.0 * shared / (len(ta) + len(tb))
 
 
+def typo_of(word: str, part: str) -> bool:
+    """Whether the question word `word` is a one-letter typo of the key word `part`."""
+    return min(len(word), len(part)) >= EDIT_MIN and one_edit(word, part)
+
+
+def word_score(word: str, part: str) -> float:
+    """How much `word` looks like the key word `part`: its Dice, or `EDIT_SCORE` for a
+    one-letter typo whose Dice is lower."""
+    score = look_alike(word, part)
+    return max(score, EDIT_SCORE) if score < EDIT_SCORE and typo_of(word, part) else score
+
+
+def lookup_keys(part: str) -> list[str]:
+    """What a key word is found by: its trigrams, and for a key word of 5 or 6 letters its
+    deletion neighbourhood, marked (what the index's `kw_trigrams` rows hold for it)."""
+    keys = list(dict.fromkeys(trigrams(part)))
+    if len(part) in NEIGHBOURHOOD_LENGTHS:
+        keys += sorted(DELETION_MARK + d for d in deletions(part))
+    return keys
+
+
+def question_lookups(word: str) -> set[str]:
+    """What a question word looks key words up by: its trigrams, and its own deletion
+    neighbourhood when it is long enough to be taken for a typo (`EDIT_MIN`) and a
+    one-letter typo of a 5- or 6-letter word could be this long."""
+    keys = set(trigrams(word))
+    if EDIT_MIN <= len(word) <= max(NEIGHBOURHOOD_LENGTHS) + 1:
+        keys |= {DELETION_MARK + d for d in deletions(word)}
+    return keys
+
+
 def suggest(question: str, entries: Iterable[Entry], limit: int = SUGGEST_LIMIT) -> list[str]:
     asked = question_terms(question)
     if not asked:
@@ -44,7 +94,7 @@ def suggest(question: str, entries: Iterable[Entry], limit: int = SUGGEST_LIMIT)
             if key in collected:
                 continue
             parts = normalise(key)
-            score = max((look_alike(w, p) for p in parts for w in asked), default=0.0)
+            score = max((word_score(w, p) for p in parts for w in asked), default=0.0)
             if score >= SUGGEST_FLOOR:
                 collected[key] = score
     ranked = sorted(collected.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -70,15 +120,17 @@ def asked_words(question: str) -> Asked:
 
 
 def part_score(part: str, asked: Asked) -> float:
-    """A key word's best look-alike score over the question's words (0 when none shares a
-    trigram). Cheap tests first: a count ratio that cannot reach the floor, or no trigram
-    in common (Dice 0), skip the exact comparison."""
+    """A key word's best score over the question's words, as `word_score` gives it (0 when
+    none shares a trigram and none is a typo of it). Cheap tests first: a count ratio that
+    cannot reach the floor, or no trigram in common (Dice 0), skip the exact comparison."""
     tris = trigrams(part)
     n = len(tris)
     score = 0.0
     for word, word_tris, m in asked:
         if _could_reach_floor(n, m) and not word_tris.isdisjoint(tris):
             score = max(score, look_alike(word, part))
+        if score < EDIT_SCORE and typo_of(word, part):
+            score = EDIT_SCORE
     return score
 
 
@@ -127,7 +179,7 @@ class SuggestIndex:
 
     def __init__(self, key_norms: Iterable[tuple[str, str]]) -> None:
         keys_of_part: dict[str, list[str]] = {}
-        parts_of_trigram: dict[str, set[str]] = {}
+        parts_of_trigram: dict[str, set[str]] = {}  # and of each marked deletion
         seen: set[str] = set()
         for key, norm in key_norms:
             if key in seen:
@@ -135,7 +187,7 @@ class SuggestIndex:
             seen.add(key)
             for part in set(norm.split()):
                 keys_of_part.setdefault(part, []).append(key)
-                for tri in trigrams(part):
+                for tri in lookup_keys(part):
                     parts_of_trigram.setdefault(tri, set()).add(part)
         self._keys_of_part = keys_of_part
         self._parts_of_trigram = parts_of_trigram
@@ -150,10 +202,10 @@ class SuggestIndex:
         best: dict[str, float] = {}
         for word in set(asked):
             candidates: set[str] = set()
-            for tri in set(trigrams(word)):
+            for tri in question_lookups(word):
                 candidates |= self._parts_of_trigram.get(tri, set())
             for part in candidates:
-                score = look_alike(word, part)
+                score = word_score(word, part)
                 if score < SUGGEST_FLOOR:
                     continue
                 for key in self._keys_of_part[part]:

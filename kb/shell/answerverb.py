@@ -41,9 +41,9 @@ NEEDS_QUESTION = "kb: answer needs a question\n\n"
 
 def answer(inp: AnswerInput, err: TextIO | None = None) -> Outcome:
     if not inp.question.strip():
-        from kb.shell.table import usage_text
+        from kb.shell.table import usage_of
 
-        return Outcome(stdout=usage_text(), stderr=NEEDS_QUESTION, code=2)
+        return Outcome(stdout=usage_of("answer"), stderr=NEEDS_QUESTION, code=2)
     paths = list(inp.paths) or ["."]
     root = Path(paths[0])
     try:

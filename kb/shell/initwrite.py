@@ -19,10 +19,10 @@ from kb.shell.outcome import Outcome
 INIT_NEEDS = "kb: init needs a name for the agent"
 
 
-def _usage_error(line: str) -> Outcome:
-    from kb.shell.table import usage_text
+def _usage_error(verb: str, line: str) -> Outcome:
+    from kb.shell.table import usage_of
 
-    return Outcome(stdout=usage_text(), stderr=f"{line}\n\n", code=2)
+    return Outcome(stdout=usage_of(verb), stderr=f"{line}\n\n", code=2)
 
 
 def _too_many(verb: str, extra: tuple[str, ...]) -> Outcome:
@@ -48,7 +48,7 @@ def init(inp: InitInput) -> Outcome:
         fleet = given[0] if given else "."
         return _create(fleet, sk.PERSON_DIR, sk.person_skeleton(), sk.person_report)
     if inp.name is None:
-        return _usage_error(INIT_NEEDS)
+        return _usage_error("init", INIT_NEEDS)
     if len(inp.paths) > 1:
         return _too_many("init", inp.paths[1:])
     if not is_usable_name(inp.name):
@@ -90,7 +90,7 @@ def _interrupted(note_path: str, map_path: str, note: nw.Note) -> bool:
 
 def write(inp: WriteInput) -> Outcome:
     if inp.agent is None or inp.slug is None:
-        return _usage_error(nw.NEEDS)
+        return _usage_error("write", nw.NEEDS)
     if len(inp.paths) > 1:
         return _too_many("write", inp.paths[1:])
     from kb.io.notewrite import StdinError, read_stdin
@@ -128,6 +128,7 @@ def write_note(inp: WriteInput, body: str) -> Outcome:
         stage=inp.stage,
         captured_from=inp.captured_from,
         no_dashes=no_dashes,
+        title=inp.title,
     )
     prepared = nw.prepare(request)
     if isinstance(prepared, Failure):

@@ -159,6 +159,7 @@ class WriteInput:
     paths: tuple[str, ...] = ()
     keys: str | None = None
     summary: str | None = None
+    title: str | None = None
     folder: str = "knowledge"
     captured_from: str | None = None
     provenance: str = "agent"

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 from kb.shell.outcome import Outcome
-from kb.shell.table import BY_NAME, Command, usage_text
+from kb.shell.table import BY_NAME, Command, usage_text, verb_usage
 
 
 def version_line() -> str:
@@ -51,15 +51,22 @@ def _parse(command: Command, args: Sequence[str]) -> Any | Outcome:
     }
     app.default(capture)
     if command.needs and not _positionals(command, args):
-        return Outcome(stdout=usage_text(), stderr=f"{command.needs}\n\n", code=2)
+        return usage_error(command, f"{command.needs}\n\n")
     try:
         return app(list(args), exit_on_error=False, print_error=False)
     except UnknownOptionError as e:
-        return Outcome(stderr=_unknown_flag(command.name, e.token.keyword or e.token.value), code=2)
+        return usage_error(command, _unknown_flag(command.name, e.token.keyword or e.token.value))
     except (CycloptsError, MissingArgumentError) as e:
-        return Outcome(stderr=f"kb {command.name}: {_one_line(e)}\n", code=2)
+        return usage_error(command, f"kb {command.name}: {_one_line(e)}\n")
     except (ValueError, TypeError) as e:  # a validator on the input class refused a value
-        return Outcome(stderr=f"kb {command.name}: {e}\n", code=2)
+        return usage_error(command, f"kb {command.name}: {e}\n")
+
+
+def usage_error(command: Command, stderr: str) -> Outcome:
+    """A usage error of one verb: its line on stderr, that verb's own usage on stdout (never
+    the whole verb list), exit 2. A hook's stdout goes into the model's prompt, so a hook
+    verb prints its line alone."""
+    return Outcome(stdout="" if command.hook else verb_usage(command), stderr=stderr, code=2)
 
 
 def _positionals(command: Command, args: Sequence[str]) -> list[str]:
@@ -124,10 +131,33 @@ def _help(args: Sequence[str]) -> Outcome | None:
     command = BY_NAME.get(wanted)
     if command is None:
         verbs = ", ".join(sorted(BY_NAME))
-        return Outcome(stderr=f"kb help: no verb '{wanted}'. The verbs are {verbs}\n", code=2)
+        meant = _meant(wanted)
+        guess = f"; did you mean `kb help {meant}`?" if meant in BY_NAME else "."
+        return Outcome(stderr=f"kb help: no verb '{wanted}'{guess} The verbs are {verbs}\n", code=2)
     from kb.shell.verbhelp import help_text
 
     return Outcome(stdout=help_text(command.name, command.summary, command.usage))
+
+
+def _meant(word: str) -> str | None:
+    """The verb (or top-level word) `word` most probably misspells, if one is close."""
+    from kb.pure.spelling import nearest
+
+    return nearest(word, [*BY_NAME, "help", "version"])
+
+
+def _unknown_verb(args: Sequence[str]) -> Outcome:
+    """A first word that is no verb. Close to one (`kb rout "q"`): one line naming the verb it
+    probably meant, and nothing on stdout. Else the line, and the verb list on stdout."""
+    word = args[0]
+    meant = _meant(word) if not word.startswith("-") else None
+    if meant is None:
+        return Outcome(stdout=usage_text(), stderr=f"kb: unknown command '{word}'\n\n", code=2)
+    return Outcome(
+        stderr=f"kb: unknown command '{word}'; did you mean `kb {meant}`? "
+        f"(`kb help` lists the verbs)\n",
+        code=2,
+    )
 
 
 def run(argv: Sequence[str]) -> Outcome:
@@ -143,7 +173,7 @@ def run(argv: Sequence[str]) -> Outcome:
         return completion(args[1:])
     command = BY_NAME.get(args[0])
     if command is None:
-        return Outcome(stdout=usage_text(), stderr=f"kb: unknown command '{args[0]}'\n\n", code=2)
+        return _unknown_verb(args)
     rest = [dict(command.aliases).get(a, a) for a in args[1:]]
     parsed = None
     if command.hot:

@@ -159,9 +159,9 @@ SAVE_ONLY = ("task", "decision", "blocker", "next", "ref", "reference")
 
 def _usage_error(line: str, usage: bool = False) -> Outcome:
     if usage:
-        from kb.shell.table import usage_text
+        from kb.shell.table import usage_of
 
-        return Outcome(stdout=usage_text(), stderr=f"{line}\n\n", code=2)
+        return Outcome(stdout=usage_of("handoff"), stderr=f"{line}\n\n", code=2)
     return Outcome(stderr=f"{line}\n\n", code=2)
 
 

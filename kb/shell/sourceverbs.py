@@ -41,9 +41,9 @@ def _draft(inp: SourceInput) -> Draft:
 
 def source(inp: SourceInput) -> Outcome:
     if inp.action != "add":
-        from kb.shell.table import usage_text
+        from kb.shell.table import usage_of
 
-        return Outcome(stdout=usage_text(), stderr=f"{ONLY_ADD}\n\n", code=2)
+        return Outcome(stdout=usage_of("source"), stderr=f"{ONLY_ADD}\n\n", code=2)
     at_root = fleet_root_refusal(inp.path)
     if at_root is not None:
         return Outcome(stderr=f"kb: {at_root}\n", code=2)

@@ -176,8 +176,8 @@ COMMANDS += (
     Command(
         "write",
         (
-            "kb write <agent> <slug> [fleet-root] --keys <a, b> --summary <line> [--folder F]",
-            "         [--provenance P] [--stage S] [--captured-from PATH]",
+            "kb write <agent> <slug> [fleet-root] --keys <a, b> --summary <line> [--title T]",
+            "         [--folder F] [--provenance P] [--stage S] [--captured-from PATH]",
             "         (note body on stdin; the keys are written once, on the note's own",
             "         `Search for:` line, and the map entry is the link and the summary)",
         ),
@@ -455,11 +455,25 @@ USAGE_ORDER = (
 )
 
 
-def usage_text() -> str:
-    lines = ["usage:", "  kb --version", "  kb help <verb>", "  kb --completion bash|zsh|fish"]
+def _in_usage_order() -> list[Command]:
     rank = {name: i for i, name in enumerate(USAGE_ORDER)}
-    for c in sorted(COMMANDS, key=lambda c: rank.get(c.name, len(rank))):
-        lines.extend(f"  {u}" for u in c.usage)
+    return sorted(COMMANDS, key=lambda c: rank.get(c.name, len(rank)))
+
+
+def usage_text() -> str:
+    """What `kb`, `kb help` and `kb --help` print: every verb with its one-line summary, then
+    the words that belong to no verb (decision 0035). Each verb's arguments and flags are in
+    its own help, `kb help <verb>`, and its usage is what its own usage errors print."""
+    width = max(len(c.name) for c in COMMANDS) + 2
+    lines = ["usage: kb <verb> [arguments] [flags]", "", "verbs:"]
+    lines += [f"  {c.name:<{width}}{c.summary}" for c in _in_usage_order()]
+    top = (
+        ("kb help <verb>", "a verb's usage, arguments, flags, examples and exit codes"),
+        ("kb --version", "the version line"),
+        ("kb --completion bash|zsh|fish", "a shell completion script"),
+    )
+    shown = max(len(s) for s, _ in top) + 2
+    lines += ["", *(f"  {s:<{shown}}{why}" for s, why in top)]
     lines += [
         "",
         "Every verb reads plain markdown folders; nothing leaves this machine but what",
@@ -467,3 +481,16 @@ def usage_text() -> str:
         f"Docs: {DOCS_WHERE}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def verb_usage(command: Command) -> str:
+    """What a usage error of one verb prints on stdout: that verb's usage lines (as its help
+    shows them) and where its arguments and flags are explained."""
+    lines = ["usage:", *(f"  {u}" for u in command.usage)]
+    lines += ["", f"`kb help {command.name}` says what each argument and flag does."]
+    return "\n".join(lines) + "\n"
+
+
+def usage_of(name: str) -> str:
+    """`verb_usage` by verb name, for a run function that words its own usage error."""
+    return verb_usage(BY_NAME[name])

@@ -333,6 +333,11 @@ HELP: dict[str, VerbHelp] = {
                 "summary",
             ),
             _i(
+                "--title T",
+                "the note's `# ` title; default the body's heading or first line",
+                "title",
+            ),
+            _i(
                 "--folder F",
                 "knowledge (default), inbox, decisions, protocols or templates,"
                 " or a folder below one",
@@ -349,6 +354,7 @@ HELP: dict[str, VerbHelp] = {
         (
             "echo 'Test a restore monthly.' | kb write ada restore-drills "
             "--keys 'restore test, backup drill'",
+            "echo 'Monthly.' | kb write ada drills --keys 'restore test' --title 'Restore drills'",
         ),
         (
             (0, "written (a house-style warning, if any, on stderr)"),

@@ -1,5 +1,5 @@
-"""examples/models/echo_model.py, the offline demo model: it answers each role's protocol in
-the format that role's parser reads (kb answer's is covered end to end in
+"""examples/fleet/models/echo_model.py, the offline demo model: it answers each role's
+protocol in the format that role's parser reads (kb answer's is covered end to end in
 tests/golden/test_answer.py), deterministically, and refuses a prompt it does not know."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from kb.pure.fusion import Found
 from kb.pure.verdict import Confidence
 from tests.conftest import REPO
 
-ECHO = REPO / "examples" / "models" / "echo_model.py"
+ECHO = REPO / "examples" / "fleet" / "models" / "echo_model.py"
 
 DEPOSIT = """\
 ---

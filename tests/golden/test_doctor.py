@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from kb.io.doctor import running_kb
+from kb.shell.table import usage_of
 from tests.conftest import EXAMPLE_FLEET, REPO, check_golden
 
 PY = shlex.quote(sys.executable)
@@ -55,9 +56,9 @@ def _normal(text: str, tmp: Path) -> str:
     return text.replace(str(tmp.resolve()), "<TMP>").replace(str(tmp), "<TMP>")
 
 
-def _index(project: Path) -> None:
+def _index(project: Path, fleet: str = "fleet") -> None:
     subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "index", "fleet", "--all"],
+        [sys.executable, "-m", "kb.shell.main", "index", fleet, "--all"],
         cwd=project,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         check=True,
@@ -67,11 +68,10 @@ def _index(project: Path) -> None:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A project folder: the example fleet as `fleet/`, its models beside it as `models/`
-    (fleet.txt names `../models/echo_model.py`), no settings and no .mcp.json yet."""
+    """A project folder: the example fleet as `fleet/`, its model inside it (fleet.txt names
+    `models/echo_model.py`, under the fleet root), no settings and no .mcp.json yet."""
     root = tmp_path / "project"
     shutil.copytree(EXAMPLE_FLEET, root / "fleet", ignore=shutil.ignore_patterns(".kb"))
-    shutil.copytree(EXAMPLE_FLEET.parent / "models", root / "models")
     return root
 
 
@@ -118,6 +118,21 @@ def test_a_working_setup_is_all_ok(project: Path, tmp_path: Path) -> None:
     assert not list(project.rglob("sessions/*"))
 
 
+def test_the_readmes_copy_of_the_example_fleet_passes(tmp_path: Path) -> None:
+    """The README's quick start copies examples/fleet alone (`cp -r examples/fleet
+    ../harbor`): the copy must keep the model its fleet.txt names, so doctor exits 0."""
+    harbor = tmp_path / "harbor"
+    shutil.copytree(EXAMPLE_FLEET, harbor, ignore=shutil.ignore_patterns(".kb", "kb-*"))
+    (tmp_path / "work").mkdir()
+    _index(harbor.parent / "work", "../harbor")
+    done = _doctor(["../harbor"], cwd=tmp_path / "work", home=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ok   model answerer: models/echo_model.py is found under the fleet root" in (
+        done.stdout.splitlines()
+    ), done.stdout
+    assert done.stdout.splitlines()[-1].startswith("nothing to fix: ")
+
+
 def test_a_broken_setup_names_each_fix(project: Path, tmp_path: Path) -> None:
     # A stand-in virtual environment, active for the doctor, with a `kb` of its own.
     venv = tmp_path / "venv"
@@ -127,11 +142,11 @@ def test_a_broken_setup_names_each_fix(project: Path, tmp_path: Path) -> None:
     manifest = project / "fleet" / "fleet.txt"
     manifest.write_text(
         manifest.read_text(encoding="utf-8")
-        + 'classifier = no-such-classifier --fast\npromoter = "../models/unclosed\n'
-        + "reviewer = ../models/reviewer.sh\n",
+        + 'classifier = no-such-classifier --fast\npromoter = "models/unclosed\n'
+        + "reviewer = models/reviewer.sh\n",
         encoding="utf-8",
     )
-    (project / "models" / "reviewer.sh").write_text("#!/bin/sh\n")  # not executable
+    (project / "fleet" / "models" / "reviewer.sh").write_text("#!/bin/sh\n")  # not executable
     _write_json(
         project / ".claude" / "settings.json",
         _hooks(
@@ -201,7 +216,7 @@ def test_a_settings_file_that_is_not_there_is_a_usage_error(project: Path) -> No
 def test_a_wrong_command_line_is_a_usage_error(project: Path, args: list[str]) -> None:
     (project / "hooks.json").write_text("{}")
     done = _doctor(args, cwd=project)
-    assert (done.returncode, done.stdout) == (2, "")
+    assert (done.returncode, done.stdout) == (2, usage_of("doctor"))  # its own usage (issue 26)
     assert done.stderr.startswith("kb doctor: ") and done.stderr.count("\n") == 1, done.stderr
 
 

@@ -383,3 +383,86 @@ def test_a_nested_folder_gets_its_own_map_section(fleet: Path) -> None:
         .read_text(encoding="utf-8")
         .endswith("- **[[orbits]]** S\n- **[[moons]]**\n")
     )
+
+
+# -- the note's title (issue 26) ----------------------------------------------------------------
+
+GRAVITY = ["write", "newton", "gravity", "--keys", "gravity, gravidade", "--summary", "Why"]
+
+
+def _titles(kb: RunKb, fleet: Path) -> dict[str, str]:
+    import json
+
+    listed = json.loads(kb(["list", "--json"], cwd=fleet).stdout)
+    return {row["path"]: row["title"] for row in listed if row["base"] == "newton"}
+
+
+def test_title_flag_writes_the_notes_title_above_its_header(fleet: Path, kb: RunKb) -> None:
+    out = kb([*GRAVITY, "--title", "Gravity, and why things fall"], cwd=fleet, stdin=BODY)
+    assert out.code == 0, out.stderr
+    assert "titled" not in out.stdout  # given, not derived: nothing to say
+    text = (fleet / "fleet" / "newton" / "knowledge" / "gravity.md").read_text()
+    assert text.split("---\n", 2)[2].startswith(
+        "\n# Gravity, and why things fall\n\n**Search for:** `gravity`, `gravidade`\n"
+    )
+    assert _titles(kb, fleet)["knowledge/gravity.md"] == "Gravity, and why things fall"
+
+
+def test_without_a_title_the_body_first_line_titles_the_note(fleet: Path, kb: RunKb) -> None:
+    out = kb(GRAVITY, cwd=fleet, stdin=BODY)
+    assert out.code == 0, out.stderr
+    assert (
+        "  titled from the body's first line: Things fall because mass pulls on mass "
+        "(--title sets it)\n" in out.stdout
+    )
+    text = (fleet / "fleet" / "newton" / "knowledge" / "gravity.md").read_text()
+    assert "\n# Things fall because mass pulls on mass\n\n**Search for:**" in text
+    assert text.endswith("\n\n" + BODY)  # the body itself is written as given
+    assert _titles(kb, fleet)["knowledge/gravity.md"] == "Things fall because mass pulls on mass"
+
+
+def test_a_body_that_opens_with_its_heading_is_written_as_given(fleet: Path, kb: RunKb) -> None:
+    body = "# Gravity\n\n" + BODY
+    out = kb(GRAVITY, cwd=fleet, stdin=body)
+    assert out.code == 0 and "titled" not in out.stdout
+    text = (fleet / "fleet" / "newton" / "knowledge" / "gravity.md").read_text()
+    assert text.endswith("**Exists to:** Why\n\n" + body)  # the layout the docs describe
+    assert text.count("# Gravity\n") == 1
+    # the same title given again is written once, above the header
+    again = kb(
+        [*GRAVITY[:2], "gravity-2", *GRAVITY[3:], "--title", "Gravity"], cwd=fleet, stdin=body
+    )
+    assert again.code == 0, again.stderr
+    text = (fleet / "fleet" / "newton" / "knowledge" / "gravity-2.md").read_text()
+    assert text.count("# Gravity\n") == 1 and text.index("# Gravity") < text.index("Search for")
+    assert _titles(kb, fleet)["knowledge/gravity-2.md"] == "Gravity"
+
+
+@pytest.mark.parametrize(
+    ("body", "title"),
+    [
+        (
+            "Things fall because mass pulls on mass.\nMore.\n",
+            "Things fall because mass pulls on mass",
+        ),
+        ("## The inverse square\n\ntext\n", "The inverse square"),
+        ("- **Backups** are tested: monthly\n", "Backups are tested: monthly"),
+        ("```sh\npg_dump db\n```\nRun it nightly.\n", "Run it nightly"),
+        ("> Why does it fail? Nobody knows.\n", "Why does it fail?"),
+        (
+            "See [[backups|the backups note]] and [the docs](http://x).\n",
+            "See the backups note and the docs",
+        ),
+        ("e.g. the backup is tested. Then more.\n", "e.g. the backup is tested"),
+        (
+            "A first line that goes on and on without any end of sentence until it is far too long",
+            "A first line that goes on and on without any end of sentence...",
+        ),
+        ("| a | b |\n|---|---|\n", ""),
+    ],
+)
+def test_a_derived_title_is_the_first_line_cut_sensibly(body: str, title: str) -> None:
+    from kb.pure.notewrite import TITLE_MAX, derived_title
+
+    assert derived_title(body) == title
+    assert len(derived_title(body)) <= TITLE_MAX + 3

@@ -4,8 +4,9 @@
 # It runs the README's first command (its first ```sh block) as written, in a scratch folder
 # holding a copy of examples/, with one change: `pip install .` installs this checkout. So it
 # makes a fresh virtual environment with the core install only (no extras), indexes the copy
-# and asks it a question. Then it checks the command line a newcomer tries next, the core
-# install's refusals of `kb serve` and `kb ui`, and `kb doctor` on the example fleet.
+# and asks it a question, and `kb doctor` checks that copy. Then it checks the command line a
+# newcomer tries next, the core install's refusals of `kb serve` and `kb ui`, and `kb doctor`
+# on the example fleet with a hook.
 #
 # pip reaches the package index for the core's few dependencies (attrs, cattrs, returns,
 # cyclopts and theirs) and for setuptools to build the wheel; its cache (~/.cache/pip, filled
@@ -68,6 +69,8 @@ echo "== the README's first command, in $work/newcomer"
 echo "   $command"
 check readme 0 '^ +[0-9.]+ +ada +knowledge/backups\.md ' env PIP_QUIET=1 bash -c "$command"
 check readme-verdict 0 '^verdict: +hit' .venv/bin/kb route "how often should I run a backup restore test" ../harbor
+# The README's copy is a fleet of its own: its model (fleet.txt's `answerer =`) came with it.
+check doctor-harbor 0 '^nothing to fix: ' .venv/bin/kb doctor ../harbor
 
 kb="$work/newcomer/.venv/bin/kb"
 py="$work/newcomer/.venv/bin/python"

@@ -49,6 +49,11 @@ def _questions(
     for i in typos:  # a word with one letter doubled: found only by the suggestions
         w = vocabulary[i % len(vocabulary)]
         out.append(f"{w}{w[-1]} quixotry")
+        # and one letter substituted, dropped, or two swapped in the middle (issue 26): for a
+        # word of 5 or 6 letters only the deletion neighbourhood finds some of these
+        m = max(len(w) // 2, 1)
+        swapped = w[: m - 1] + w[m : m + 1] + w[m - 1 : m] + w[m + 1 :]
+        out.append(f"{w[:m]}q{w[m + 1 :]} {w[:m]}{w[m + 1 :]} {swapped}")
     return out
 
 

@@ -1,13 +1,24 @@
-"""The trigram-indexed suggester answers exactly what the full scan answers."""
+"""The trigram-indexed suggester answers exactly what the full scan answers; a one-letter
+typo of a key word of five letters or more is always suggested (issue 26), and nothing else
+is offered but a trigram look-alike."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from kb.pure.entries import Entry
-from kb.pure.suggest import SuggestIndex, look_alike, suggest, suggest_among
-from kb.pure.tokens import normalise
+from kb.pure.spelling import distance, one_edit
+from kb.pure.suggest import (
+    EDIT_MIN,
+    SUGGEST_FLOOR,
+    SuggestIndex,
+    look_alike,
+    suggest,
+    suggest_among,
+    typo_of,
+)
+from kb.pure.tokens import normalise, question_terms
 
 WORDS = [
     "publico",
@@ -33,6 +44,17 @@ WORDS = [
     "cafe",
     "nunca",
     "never",
+    # one-letter typos (issue 26): a substitution, a deletion, a swap, a 5-letter middle
+    # substitution that shares no trigram at all
+    "radium",
+    "radiom",
+    "gravity",
+    "gravty",
+    "raidum",
+    "cache",
+    "caghe",
+    "cake",
+    "bake",
 ]
 key = st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join)
 
@@ -63,3 +85,85 @@ def test_reference_values() -> None:
         SuggestIndex.of_entries([Entry("b", "x.md", "x", "", ("never",), "")]).suggest("nunca")
         == []
     )
+
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+@st.composite
+def typos(draw: st.DrawFn) -> tuple[str, str]:
+    """(a key word of EDIT_MIN letters or more, that word with one letter substituted,
+    inserted, deleted, or two neighbours swapped; the typo of EDIT_MIN letters or more too)."""
+    word = draw(st.text(LETTERS, min_size=EDIT_MIN + 1, max_size=12))
+    kind = draw(st.sampled_from(["substitute", "insert", "delete", "swap"]))
+    i = draw(st.integers(0, len(word) - 1))
+    letter = draw(st.sampled_from(LETTERS))
+    if kind == "substitute":
+        typo = word[:i] + letter + word[i + 1 :]
+    elif kind == "insert":
+        typo = word[:i] + letter + word[i:]
+    elif kind == "delete":
+        typo = word[:i] + word[i + 1 :]
+    else:
+        i = min(i, len(word) - 2)
+        typo = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+    return word, typo
+
+
+@settings(max_examples=500)
+@given(pair=typos(), others=st.lists(st.sampled_from(WORDS), max_size=5))
+@example(pair=("radium", "radiom"), others=[])
+@example(pair=("gravity", "gravty"), others=["roll"])
+@example(pair=("radium", "raidum"), others=[])
+@example(pair=("cache", "caghe"), others=[])  # not one trigram in common
+def test_any_single_edit_of_a_key_word_is_suggested(
+    pair: tuple[str, str], others: list[str]
+) -> None:
+    word, typo = pair
+    assume(typo != word and normalise(word) == [word] and question_terms(typo) == [typo])
+    entries = [Entry("b", "n0.md", "n0", "", (word, *others), "")]
+    assert word in suggest(typo, entries)
+    assert word in SuggestIndex.of_entries(entries).suggest(typo)
+    pairs = [(k, " ".join(normalise(k))) for e in entries for k in e.keywords]
+    assert word in suggest_among(typo, pairs)
+
+
+@settings(max_examples=300)
+@given(
+    question=st.text(LETTERS, min_size=1, max_size=9),
+    keys=st.lists(st.text(LETTERS, min_size=1, max_size=9), min_size=1, max_size=8),
+)
+def test_nothing_is_suggested_but_a_look_alike_or_a_typo_of_a_long_key_word(
+    question: str, keys: list[str]
+) -> None:
+    """No flood: a key is offered only for a word of it that a question word either looks
+    like (trigram Dice from the floor up) or misspells by one letter, and then only when
+    that key word has EDIT_MIN letters or more."""
+    entries = [Entry("b", "n0.md", "n0", "", tuple(keys), "")]
+    asked = question_terms(question)
+    for key in suggest(question, entries, limit=100):
+        assert any(
+            look_alike(w, p) >= SUGGEST_FLOOR or (typo_of(w, p) and len(p) >= EDIT_MIN)
+            for p in normalise(key)
+            for w in asked
+        ), key
+    assert SuggestIndex.of_entries(entries).suggest(question, 100) == suggest(
+        question, entries, 100
+    )
+
+
+def test_short_key_words_get_no_typo_suggestions() -> None:
+    cake = [Entry("b", "x.md", "x", "", ("cake",), "")]
+    assert suggest("bake", cake) == []  # one letter from a four-letter word: too often a word
+    copia = [Entry("b", "n0.md", "n0", "", ("copia de seguranca",), "")]
+    assert suggest("copa", copia) == []  # a four-letter question word is often a word too
+    assert suggest("radiom gravty", [Entry("b", "y.md", "y", "", ("radium", "gravity"), "")]) == [
+        "gravity",
+        "radium",
+    ]
+
+
+@settings(max_examples=2000)
+@given(a=st.text("abc", max_size=7), b=st.text("abc", max_size=7))
+def test_one_edit_is_distance_one(a: str, b: str) -> None:
+    assert one_edit(a, b) == (distance(a, b) == 1)

@@ -117,6 +117,10 @@ def test_index_and_write_note_follow_the_verbs_rules(fleet: Path) -> None:
     with Memory.open(fleet) as memory:
         answer = memory.ask("tide moon")
         assert answer.found[0].path == "knowledge/tide-tables.md"
+        # no title given: the body's first line titles the note (issue 26)
+        assert answer.found[0].title == "Spring tides come twice a month"
+    titled = kb.write_note(fleet, "ada", "neap", "Small ones.\n", keys=["neap"], title="Neap tides")
+    assert "\n# Neap tides\n" in titled.read_text(encoding="utf-8")
     with pytest.raises(kb.WriteRefused) as refused:
         kb.write_note(fleet, "ada", "tide-tables", "again\n", keys=["tide", "moon"])
     assert "tide-tables" in refused.value.message and refused.value.code == 1

@@ -12,8 +12,9 @@ randomness. Good enough to demo every verb that calls a model; never good enough
   reviewer (kb promote)       accepts, unless the evidence already holds the note's first line
 
 A prompt it does not recognise gets a one-line reason on stderr and exit status 1, which kb
-reads as "did not answer". Point a fleet at it with a line in fleet.txt such as
-`answerer = ../models/echo_model.py` (the path is relative to the fleet root).
+reads as "did not answer". The example fleet names it in its fleet.txt as
+`answerer = models/echo_model.py` (the path is relative to the fleet root, so a copy of the
+fleet keeps it).
 """
 
 from __future__ import annotations
