@@ -34,7 +34,14 @@ from kb.io.store import (
     match_expression,
     token_sets_of,
 )
-from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots, fleet_manifest
+from kb.io.walk import (
+    BaseSnapshot,
+    WalkError,
+    discover,
+    enclosing_root,
+    expand_roots,
+    fleet_manifest,
+)
 from kb.pure.aliases import expand, expand_query, expansion_sources
 from kb.pure.calibration import Calibration, fleet_calibration, known_share, language_of
 from kb.pure.election import AgentChoice, choose_agent_by_keyword
@@ -313,6 +320,9 @@ class Memory:
             opened = [os.fspath(paths)]
         else:
             opened = [os.fspath(p) for p in paths] or ["."]
+        # A folder inside a fleet opens the fleet (kb.io.walk.enclosing_root): the miss log
+        # goes to the fleet's root, never among the notes of the folder kb was run from.
+        opened = [enclosing_root(given) or given for given in opened]
         bases: list[OpenBase] = []
         stores: list[Store] = []
         skipped: list[str] = []

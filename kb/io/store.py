@@ -50,6 +50,10 @@ HEADER_CACHE_VERSION = 15  # 15: kw_trigrams holds the deletion neighbourhoods o
 # next `kb index` reads every note again through kb.io.safe_read.
 JUDGED_READS_VERSION = 14
 BUSY_TIMEOUT_MS = 5000
+NOT_A_BASE = (
+    "this folder is not a base (it has no agent.txt and no MAP.md), so a reading verb makes "
+    "no index in it (kb init makes a base, kb index indexes this folder anyway)"
+)
 CACHE_WRITE_BUSY_MS = 50  # the header cache is saved only if the write lock is free now
 # How long a first open waits for another process to finish creating the tables: that work
 # takes milliseconds, so a wait this long means a writer is stuck, not busy.
@@ -473,6 +477,8 @@ class Store:
             except OSError:
                 return cls._in_memory(path, f"{FOREIGN}, and it cannot be deleted here")
             existed = False
+        if read_only_fallback and not existed and not _is_base(root):
+            return cls._in_memory(path, NOT_A_BASE)
         if read_only_fallback and not existed and not _writable_dir(root):
             return cls._in_memory(path, "nothing is indexed here and the folder cannot be written")
         try:
@@ -1756,11 +1762,14 @@ def _connect_immutable(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _is_base(root: Path) -> bool:
+    """Whether `root` is a base by its files: a folder that is not (`/etc`, a folder of notes
+    with no `agent.txt` or map) gets no index written into it by a reading verb."""
+    return (root / "agent.txt").is_file() or any((root / m).is_file() for m in MAP_NAMES)
+
+
 def _writable_dir(root: Path) -> bool:
-    """Whether kb may create `.kb/` in `root` (a base on a read-only disk, or a folder that is
-    not a base at all, like `/etc`, gets no index written into it by a reading verb)."""
-    if not (root / "agent.txt").is_file() and not any((root / m).is_file() for m in MAP_NAMES):
-        return False
+    """Whether kb may create `.kb/` in `root` (a base on a read-only disk gets none)."""
     return os.access(root, os.W_OK) and not _read_only_mount(root)
 
 

@@ -144,6 +144,38 @@ def _subdirs(path: Path) -> list[Path]:
         return []
 
 
+def _is_root(path: Path) -> bool:
+    """Whether `path` opens as itself: a base, a fleet root, or a folder holding bases."""
+    return (
+        looks_like_a_base(path)
+        or (path / "fleet").is_dir()
+        or any(looks_like_a_base(d) for d in _subdirs(path))
+    )
+
+
+def enclosing_root(given: str) -> str | None:
+    """The fleet root (else the base) a folder lies inside, when the folder itself is none
+    of a base, a fleet root or a folder of bases; None otherwise. Run from
+    `fleet/ada/knowledge/`, kb opens the fleet, as git opens the repository from a
+    subfolder, instead of taking the subfolder for a base and writing its miss log and
+    index among the notes (issue 26). The answer keeps `given`'s form: relative when it
+    was relative."""
+    path = Path(given)
+    if not path.is_dir() or _is_root(path):
+        return None
+    real = path.resolve()
+    base: Path | None = None
+    for up in real.parents:
+        if (up / "fleet").is_dir() and real.is_relative_to(up / "fleet"):
+            base = up  # a fleet root: the widest answer, keep looking no further
+            break
+        if base is None and looks_like_a_base(up):
+            base = up
+    if base is None:
+        return None
+    return str(base) if path.is_absolute() else os.path.relpath(base)
+
+
 def fleet_manifest(root: str) -> Manifest:
     text = read_text(Path(root) / "fleet.txt")
     return parse_manifest(text) if text is not None else Manifest()
@@ -162,7 +194,11 @@ def expand_roots(paths: list[str]) -> list[str]:
         else:
             candidates = [d for d in _subdirs(path) if looks_like_a_base(d)]
         if not candidates:
-            out.append(given)
+            enclosing = enclosing_root(given)
+            if enclosing is not None:
+                out.extend(expand_roots([enclosing]))
+            else:
+                out.append(given)
             continue
         manifest = fleet_manifest(given)
         disabled = set(manifest.every("disable"))

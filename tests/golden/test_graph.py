@@ -22,8 +22,9 @@ FIXTURE = REPO / "tests" / "fixtures" / "graph-fleet"
 # What every verb that opens this fixture warns about (issue 24: graph and links warn as
 # route does): `person/` holds no map, so no index is made in it.
 FALLBACK = (
-    "kb: person: nothing is indexed here and the folder cannot be written; answering from "
-    "the notes' headers alone, with no text index\n"
+    "kb: person: this folder is not a base (it has no agent.txt and no MAP.md), so a reading "
+    "verb makes no index in it (kb init makes a base, kb index indexes this folder anyway); "
+    "answering from the notes' headers alone, with no text index\n"
 )
 
 
