@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from kb.io.atomic import crash_point, sweep_temps
+from kb.io.progress import Progress, Step, stepper
 from kb.io.sources import source_rows, source_stamp
 from kb.io.store import (
     HeaderScan,
@@ -42,7 +43,13 @@ class IndexFailure(Exception):
 SYNC_WAIT_S = 300.0
 
 
-def _sync(store: Store, snap: BaseSnapshot, scan: HeaderScan, include_private: bool) -> SyncReport:
+def _sync(
+    store: Store,
+    snap: BaseSnapshot,
+    scan: HeaderScan,
+    include_private: bool,
+    progress: Step | None = None,
+) -> SyncReport:
     """`store.sync`, retried while another writer holds the base's index. The source records
     are read only when
     their folder changed since they were written (their stamp is taken before they are
@@ -56,7 +63,7 @@ def _sync(store: Store, snap: BaseSnapshot, scan: HeaderScan, include_private: b
 
     while True:
         try:
-            report = store.sync(snap, scan.lights, records, stamp)
+            report = store.sync(snap, scan.lights, records, stamp, progress)
             # the words questions look their stems up in before scanning the vocabulary;
             # an index busy now keeps its old stamp, which no longer matches, and questions
             # scan as before until the next `kb index`
@@ -91,10 +98,16 @@ def _sweep(paths: list[str], roots: list[Path]) -> None:
         sweep_temps(folder)
 
 
-def index_bases(paths: list[str], include_private: bool, warnings: list[str] | None = None) -> str:
+def index_bases(
+    paths: list[str],
+    include_private: bool,
+    warnings: list[str] | None = None,
+    progress: Progress | None = None,
+) -> str:
     """Index every base; the report is returned, and the problems a person should see on
-    stderr (a `private =` entry that names nothing) are appended to `warnings`."""
-    return index_text(*index_report(paths, include_private, warnings))
+    stderr (a `private =` entry that names nothing) are appended to `warnings`. `progress`
+    is drawn while the headers are read and the notes indexed (kb.io.progress)."""
+    return index_text(*index_report(paths, include_private, warnings, progress))
 
 
 def index_summary_json(
@@ -108,7 +121,10 @@ IndexReport = tuple[list[BaseIndexLine], int, int, list[str], list[tuple[str, st
 
 
 def index_report(
-    paths: list[str], include_private: bool, warnings: list[str] | None = None
+    paths: list[str],
+    include_private: bool,
+    warnings: list[str] | None = None,
+    progress: Progress | None = None,
 ) -> IndexReport:
     """Index every base: (per-base lines, files walked, exempt files, unreachable paths,
     unreadable (path, reason)), what both renderings of the summary are made from."""
@@ -151,14 +167,18 @@ def index_report(
         indexed.append(snap)
         try:
             store.bulk_writes()
-            scan = store.scan(snap)
+            scan = store.scan(snap, stepper(progress, f"{snap.name}: reading headers"))
             headers = scan.lights
             try:
-                report = _sync(store, snap, scan, include_private)
+                report = _sync(
+                    store, snap, scan, include_private, stepper(progress, f"{snap.name}: indexing")
+                )
             except Exception as e:  # any sqlite or disk failure, named with its base
                 raise IndexFailure(f"indexing {snap.name} failed: {e}") from e
         finally:
             store.close()
+            if progress is not None:
+                progress.clear()
         crash_point("index.base")
         base_unreachable = [f"{snap.name}/{h.rel}" for h in headers if h.bucket == "unreachable"]
         unreachable += base_unreachable

@@ -383,8 +383,7 @@ def content_hash(data: bytes) -> str:
 
 
 FOREIGN = (
-    "the index was not written on this machine (it came with the files: a clone, a pull "
-    "or a copy)"
+    "the index was not written on this machine (it came with the files: a clone, a pull or a copy)"
 )
 
 
@@ -623,7 +622,9 @@ class Store:
 
     # -- the header cache -------------------------------------------------------------
 
-    def scan(self, base: BaseSnapshot) -> HeaderScan:
+    def scan(
+        self, base: BaseSnapshot, progress: Callable[[int, int], None] | None = None
+    ) -> HeaderScan:
         """Every in-scope file's light header, in walk order, reading only files whose stat
         changed (parsed in full, saved to the cache with their postings). What is decoded
         per file is five columns: the title, keys and front matter stay in the database
@@ -643,7 +644,10 @@ class Store:
         }
         lights: list[LightHeader] = []
         fresh: list[tuple[FileStat, FileHeader]] = []
-        for f in base.files:
+        total = len(base.files)
+        for done, f in enumerate(base.files):
+            if progress is not None:
+                progress(done, total)
             row = cached.get(f.rel)
             if row is not None and row[0] == f.size and row[1] == f.mtime_ns:
                 _, _, h, bucket, declared, derivable, note = row
@@ -947,6 +951,7 @@ class Store:
         sources: Iterable[tuple[str | None, ...]]
         | Callable[[], Iterable[tuple[str | None, ...]]] = (),
         sources_stamp: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> SyncReport:
         """Bring the base's text index in line with `headers`, in one transaction. Each file
         indexed again is read once, through kb.io.safe_read, and its chunks, hash and front
@@ -1001,7 +1006,9 @@ class Store:
             # Read inside the write transaction, so no other indexer can take these rowids.
             next_rowid = self._max_rowid() + 1
             batch = _ChunkBatch(self.conn, base.name)
-            for h in stale:
+            for done, h in enumerate(stale):
+                if progress is not None:
+                    progress(done, len(stale))
                 # The text, its hash and its front matter all come from one descriptor,
                 # judged when it was opened (kb.io.safe_read): what is indexed for a path is
                 # exactly what was judged public, and the hash stored is that text's, so a

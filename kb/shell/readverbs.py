@@ -151,8 +151,12 @@ def index(inp: IndexInput) -> Outcome:
         if inp.entries:  # reads the notes, writes no index: the original's `--json`
             return Outcome(stdout=index_entries_json(paths, inp.all))
         warnings: list[str] = []
-        render = index_summary_json if inp.json else index_bases
-        text = render(paths, inp.all, warnings)
+        if inp.json:
+            text = index_summary_json(paths, inp.all, warnings)
+        else:
+            from kb.io.progress import Progress
+
+            text = index_bases(paths, inp.all, warnings, Progress.on_terminal())
         return Outcome(stdout=text, stderr="".join(f"kb: {w}\n" for w in warnings))
     except IndexFailure as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
