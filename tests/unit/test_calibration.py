@@ -123,3 +123,10 @@ def test_a_note_with_no_chunk_gives_the_sample_no_title(tmp_path: Path) -> None:
     finally:
         store.close()
     assert measured.title_words == 2  # `spring`, `tides`: b's title once, not twice
+
+
+def test_a_title_word_in_no_chunk_is_not_known() -> None:
+    from kb.pure.calibration import title_words_known
+
+    assert title_words_known("zebra crossing", 0, {}) == (0, 2)
+    assert title_words_known("zebra crossing", 1, {"zebra": 2}) == (1, 2)

@@ -727,3 +727,28 @@ def test_short_windows_of_wide_characters_do_not_creep_one_character_at_a_time()
     second_end = 250 + MAX_CHARS
     assert [len(p) for p in parts] == [250, MAX_CHARS - 2, len(body) - (second_end - OVERLAP_CHARS)]
     assert parts[1].startswith("x") and "".join(parts).count("語") == 250
+
+
+def test_a_page_counts_every_form_of_a_question_word() -> None:
+    """A question word's forms (its stem's spellings on the page) all count toward the page's
+    score, as they do for a chunk: `backups` on the page answers `backup`."""
+    from kb.pure.textrank import page_score
+
+    forms = {"backup": frozenset({"backup", "backups"})}
+    with_forms, held = page_score(({}, {"backups": 2}, 10), {"backup": 1.0}, forms, 10.0)
+    without, _ = page_score(({}, {"backups": 2}, 10), {"backup": 1.0}, {}, 10.0)
+    assert with_forms > 0.0 and held == frozenset({"backup"}) and without == 0.0
+
+
+def test_a_body_that_fits_one_window_is_kept_as_it_is() -> None:
+    body = "x" * (MAX_CHARS - 1) + " "
+    assert windows(body) == [body]  # not stripped, not split: one window, the body itself
+
+
+def test_a_window_exactly_one_overlap_long_moves_on() -> None:
+    # 300 three-byte characters pass a third of a span in bytes: the break after them ends a
+    # window exactly one overlap long, and the next must start after it, not at it again
+    body = "語" * OVERLAP_CHARS + "\n\n" + "x" * 3000
+    parts = windows(body)
+    assert parts[0] == "語" * OVERLAP_CHARS and parts[1].startswith("x")
+    assert "".join(parts).count("語") == OVERLAP_CHARS

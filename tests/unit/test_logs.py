@@ -71,3 +71,21 @@ def test_a_carriage_return_in_an_offer_becomes_a_space() -> None:
 def test_an_offer_line_before_any_row_belongs_to_no_question() -> None:
     text = HEADER + "\n     looked like: stray\n1    d d real\n"
     assert parse(text) == [Miss(1, "d", "d", "real", ())]
+
+
+def test_a_looked_like_line_survives_a_blank_or_comment_line_before_it() -> None:
+    from kb.pure.misslog import parse
+
+    for between in ("", "# a note to self", "   "):
+        row = "2\t2026-01-01\t2026-01-02\thow do I rotate keys\n"
+        text = f"{row}{between}\n  looked like: key rotation\n"
+        (miss,) = parse(text)
+        assert miss.looked_like == ("key rotation",), repr(between)
+
+
+def test_a_looked_like_line_after_a_damaged_row_is_dropped() -> None:
+    from kb.pure.misslog import parse
+
+    text = "x\tnot\ta row\n  looked like: nothing\n1\t2026-01-01\t2026-01-01\tok question\n"
+    (miss,) = parse(text)
+    assert miss.question == "ok question" and miss.looked_like == ()
