@@ -192,3 +192,18 @@ def test_the_reader_finds_the_pages_blocks(page: str) -> None:
     found = steps(REPO / "docs" / page)
     assert sum(1 for kind, _, _ in found if kind == "python") >= 1
     assert sum(1 for _, _, shown in found if shown) >= 6
+
+
+@pytest.mark.parametrize("page", ["security.md", "testing.md"])
+def test_every_test_a_page_names_as_holding_a_promise_exists(page: str) -> None:
+    """docs/security.md and docs/testing.md cite tests by name: a renamed or deleted test
+    must not leave a promise held by nothing."""
+    text = (REPO / "docs" / page).read_text(encoding="utf-8")
+    named = set(re.findall(r"`(test_[a-z0-9_]+)`", text))
+    defined: set[str] = set()
+    for path in (REPO / "tests").rglob("test_*.py"):
+        defined |= set(
+            re.findall(r"^(?:async )?def (test_[a-z0-9_]+)", path.read_text(encoding="utf-8"), re.M)
+        )
+    assert named, page
+    assert sorted(named - defined) == []
