@@ -123,7 +123,8 @@ def build_id() -> str:
     from kb.version import __version__, build_sha
 
     package = os.path.dirname(kb.__file__)
-    parts = [__version__, build_sha()]
+    # KB_TEST_BUILD: a test's stand-in for another release (tests/daemon)
+    parts = [__version__, build_sha(), os.environ.get("KB_TEST_BUILD", "")]
     for sub in ("", "io", "pure", "shell"):
         try:
             st = os.stat(os.path.join(package, sub))

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 # changes it; KB_DAEMON_IDLE_S (seconds) is for tests.
 DEFAULT_IDLE_MIN = 30.0
 IDLE_ENV = "KB_DAEMON_IDLE_S"
+WATCH_ENV = "KB_DAEMON_WATCH"  # `stat`: no watcher, a stat pass before every request
 # Open fleets kept warm at once (each a different cwd, path list or scope); the least
 # recently asked is closed first. A hook asks one or two.
 WARM_LIMIT = 8
@@ -318,6 +319,9 @@ class Watcher:
         self._thread = threading.Thread(target=self._run, name="kb-watch", daemon=True)
 
     def start(self) -> None:
+        if os.environ.get(WATCH_ENV) == "stat":
+            self.why = f"{WATCH_ENV}=stat asked for it"
+            return
         network = next((n for n in map(network_fs, self._paths) if n), None)
         if network:
             self.why = f"the fleet is on a network file system ({network})"
@@ -499,12 +503,10 @@ class Daemon:
         last = time.monotonic()
         listener.settimeout(min(1.0, self.idle_s))
         try:
-            while not self.stopping:
+            while not self.stopping and time.monotonic() - last < self.idle_s:
                 try:
                     conn, _addr = listener.accept()
                 except TimeoutError:
-                    if time.monotonic() - last >= self.idle_s:
-                        break
                     continue
                 with conn:
                     if self._handle(conn):
@@ -523,7 +525,8 @@ class Daemon:
         return 0
 
     def _handle(self, conn: socket.socket) -> bool:
-        """Answer one connection; whether it was a request (a refused peer is not)."""
+        """Answer one connection; whether it asked a verb (only that keeps the daemon from
+        its idle stop: a refused peer or a `kb daemon status` does not)."""
         creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
         _pid, uid, _gid = struct.unpack("3i", creds)
         if uid != os.geteuid():
@@ -550,7 +553,7 @@ class Daemon:
             reply = {"fallback": f"unknown op {op!r}"}
         with contextlib.suppress(OSError):
             conn.sendall(json.dumps(reply).encode() + b"\n")
-        return True
+        return op == "run"
 
     def _run(self, request: dict[str, Any]) -> dict[str, Any]:
         from kb.shell.main import run
