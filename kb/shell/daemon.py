@@ -48,7 +48,9 @@ if TYPE_CHECKING:
 # changes it; KB_DAEMON_IDLE_S (seconds) is for tests.
 DEFAULT_IDLE_MIN = 30.0
 IDLE_ENV = "KB_DAEMON_IDLE_S"
-WATCH_ENV = "KB_DAEMON_WATCH"  # `stat`: no watcher, a stat pass before every request
+# `stat`: no watcher, a stat pass before every request; `watcher`: the cookie even where a
+# stat pass is cheaper (tests hold each way to the same answers)
+WATCH_ENV = "KB_DAEMON_WATCH"
 # Open fleets kept warm at once (each a different cwd, path list or scope); the least
 # recently asked is closed first. A hook asks one or two.
 WARM_LIMIT = 8
@@ -56,8 +58,18 @@ WARM_LIMIT = 8
 # not trusted any more.
 SYNC_TIMEOUT_S = 0.5
 # watchfiles yields a batch once no event came for this long, and a cookie comes back in
-# one to two steps: measured per request, 13 ms at 5 ms a step and XX ms at 2.
-STEP_MS = 2
+# one to two steps. Its loop wakes every step even when idle: measured on the example
+# fleet, a request cost 8.5-13 ms at 5 ms a step, 8.5-10 ms at 2 and 3.5-9 ms at 1, but an
+# idle daemon used 2.9% of a core at 1 ms and too little to count at 5.
+STEP_MS = 5
+# A fleet whose stat pass costs less than a cookie's round trip (about 5 ms at STEP_MS 5)
+# is checked by stat: as exact, and cheaper (the example fleet's walk: 1-2 ms; 10,000
+# notes: 30-300 ms, where the cookie wins).
+STAT_CHEAPER_S = 0.004
+WATCHER_HOW = (
+    "watchfiles (inotify on Linux), a cookie per request; a fleet whose stat pass"
+    f" costs under {STAT_CHEAPER_S * 1000:.0f} ms is checked by stat, which is cheaper"
+)
 # A start waits this long for the new daemon's socket (its first open of the fleet is in
 # the background, so this is only interpreter start-up).
 START_WAIT_S = 15.0
@@ -79,7 +91,7 @@ def daemon(inp: DaemonInput) -> Outcome:
     if not os.path.isdir(root):
         return Outcome(stderr=f"kb daemon: no folder {inp.path}\n", code=1)
     try:
-        where = client.checked_dir(client.runtime_dir(), create=inp.action == "start")
+        where = Path(client.checked_dir(client.runtime_dir(), create=inp.action == "start"))
     except FileNotFoundError:
         where = None
     except (client.DirRefused, OSError) as e:
@@ -121,7 +133,7 @@ def _held(lock: Path) -> bool:
 
 def _ask_status(sock: Path) -> dict[str, Any] | None:
     try:
-        reply = client.exchange(sock, {"op": "status"}, timeout=5.0)
+        reply = client.exchange(os.fspath(sock), {"op": "status"}, timeout=5.0)
     except (OSError, ValueError):
         return None
     return reply if isinstance(reply, dict) else None
@@ -203,7 +215,7 @@ def _stop_daemon(sock: Path, lock: Path) -> int | None:
     if not _held(lock):
         return None
     with contextlib.suppress(OSError, ValueError):
-        client.exchange(sock, {"op": "stop"}, timeout=5.0)
+        client.exchange(os.fspath(sock), {"op": "stop"}, timeout=5.0)
     if not _wait(lambda: not _held(lock), STOP_WAIT_S) and pid is not None:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGTERM)
@@ -334,7 +346,7 @@ class Watcher:
             self._seen.clear()
             self._cookie.write_text(str(time.monotonic_ns()), encoding="utf-8")
             if self._seen.wait(0.2) and self._thread.is_alive():
-                self.mode, self.how, self.why = "watcher", "watchfiles (inotify on Linux)", ""
+                self.mode, self.how, self.why = "watcher", WATCHER_HOW, ""
                 return
         if self._thread.is_alive():
             self.why = f"the watcher reported nothing within {START_WAIT_S:.0f} s"
@@ -407,11 +419,14 @@ class Warm:
     def __init__(self, root: str, watcher: Watcher) -> None:
         self.root = root
         self.watcher = watcher
-        self._open: OrderedDict[tuple[str, tuple[str, ...], bool], tuple[LiveMemory, int]] = (
-            OrderedDict()
-        )
+        # (cwd, paths, scope) -> the open fleet, the watcher's count when it was last
+        # checked, and what its last stat pass cost
+        self._open: OrderedDict[
+            tuple[str, tuple[str, ...], bool], tuple[LiveMemory, int, float]
+        ] = OrderedDict()
         self._inside = False
-        self.synced = False  # this request's cookie came back (set per request)
+        self._synced: bool | None = None  # this request's cookie came back; None: not sent
+        self._stat_cheaper = 0.0 if os.environ.get(WATCH_ENV) == "watcher" else STAT_CHEAPER_S
 
     def provide(self, opened: tuple[str, ...], include_private: bool) -> Memory | None:
         from kb.io.live import LiveMemory
@@ -423,31 +438,52 @@ class Warm:
         if not all(r == self.root or r.startswith(self.root + os.sep) for r in resolved):
             return None  # another fleet: opened and closed as in a one-shot process
         key = (os.getcwd(), opened, include_private)
-        generation = self.watcher.generation
         self._inside = True
         try:
             held = self._open.get(key)
             if held is None:
+                generation = self.watcher.generation
                 memory = Memory.open(list(opened), all=include_private)
                 memory.resident = True
-                self._open[key] = (LiveMemory(memory), generation)
+                # cost 0 until measured: the first reuse checks by stat and times it
+                self._open[key] = (LiveMemory(memory), generation, 0.0)
                 while len(self._open) > WARM_LIMIT:
-                    _key, (old, _gen) = self._open.popitem(last=False)
+                    _key, (old, _gen, _cost) = self._open.popitem(last=False)
                     old.close()
             else:
-                live, seen = held
-                if not self.synced or seen != generation:
-                    live.refresh()
-                self._open[key] = (live, generation)
+                live, seen, cost = held
+                if cost < self._stat_cheaper or not self._sync():
+                    generation = self.watcher.generation
+                    cost = _refresh(live)
+                else:  # read after the cookie came back: every change before it is counted
+                    generation = self.watcher.generation
+                    if seen != generation:
+                        cost = _refresh(live)
+                self._open[key] = (live, generation, cost)
                 self._open.move_to_end(key)
             return self._open[key][0].memory
         finally:
             self._inside = False
 
+    def begin(self) -> None:
+        """A new request: its cookie is not sent yet."""
+        self._synced = None
+
+    def _sync(self) -> bool:
+        if self._synced is None:
+            self._synced = self.watcher.sync()
+        return self._synced
+
     def close(self) -> None:
-        for live, _gen in self._open.values():
+        for live, _gen, _cost in self._open.values():
             live.close()
         self._open.clear()
+
+
+def _refresh(live: LiveMemory) -> float:
+    started = time.monotonic()
+    live.refresh()
+    return time.monotonic() - started
 
 
 class Daemon:
@@ -562,7 +598,7 @@ class Daemon:
         if not isinstance(argv, list) or not isinstance(cwd, str) or not isinstance(env, dict):
             return {"fallback": "malformed request"}
         stdin = raw.encode("latin-1") if isinstance(raw, str) else b""
-        self.warm.synced = self.watcher.sync()
+        self.warm.begin()
         try:
             with _as_caller(cwd, env, stdin) as (out, err):
                 outcome = run([str(a) for a in argv])
@@ -615,7 +651,7 @@ def _as_caller(
 
 def main(argv: list[str]) -> int:
     root = os.path.realpath(argv[0])
-    where = client.checked_dir(client.runtime_dir(), create=True)
+    where = Path(client.checked_dir(client.runtime_dir(), create=True))
     return Daemon(root, where).serve()
 
 

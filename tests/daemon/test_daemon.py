@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from kb.shell.daemon import WATCHER_HOW
 from tests.conftest import EXAMPLE_FLEET, Result, _copy
 
 QUESTIONS = (
@@ -150,7 +151,7 @@ def test_start_status_stop(daemons: Daemons, fleet: Path) -> None:
     assert len(daemons.pids()) == 1
     status = daemons.status(fleet)
     assert status["running"] is True and status["same_build"] is True
-    assert status["watch"] == {"mode": "watcher", "how": "watchfiles (inotify on Linux)", "why": ""}
+    assert status["watch"] == {"mode": "watcher", "how": WATCHER_HOW, "why": ""}
     assert daemons.kb(["route", "backup restore"], fleet).code == 0
     assert _requests(daemons, fleet) == 1
     text = daemons.kb(["daemon", "status"], fleet).stdout
@@ -330,9 +331,10 @@ def _asked_at_once(d: Daemons, root: Path, question: str) -> str:
     return " ".join(f"{r['base']}/{r['path']}" for r in served)
 
 
-def test_changes_on_disk_are_in_the_next_answer(daemons: Daemons, fleet: Path) -> None:
+@pytest.mark.parametrize("check", ["", "watcher"])  # the example fleet's own: by stat
+def test_changes_on_disk_are_in_the_next_answer(daemons: Daemons, fleet: Path, check: str) -> None:
     daemons.kb(["index"], fleet, daemon=False)
-    daemons.start(fleet)
+    daemons.start(fleet, {"KB_DAEMON_WATCH": check})
     question = "zanzibar ferry timetable"
     assert "zanzibar" not in _asked_at_once(daemons, fleet, question)
     wrote = daemons.kb(
@@ -403,7 +405,7 @@ def test_a_socket_that_answers_nonsense_is_not_believed(daemons: Daemons, fleet:
     from kb.shell.client import socket_path
 
     daemons.where.mkdir(parents=True, mode=0o700)
-    path = socket_path(str(fleet), daemons.where)
+    path = socket_path(str(fleet), str(daemons.where))
     with socket.socket(socket.AF_UNIX) as liar:
         liar.bind(str(path))
         liar.listen(1)
