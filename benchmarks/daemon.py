@@ -12,6 +12,7 @@ there first: nothing is written into the source tree or into the fleet given), i
 refusals are measured too). It prints the medians, and each median over the floor's, as a
 markdown table. `KB_MISSES_PATH` points at a scratch file, so refusals write no miss log
 into a fleet; the daemon's sockets live in a scratch KB_DAEMON_DIR, stopped at the end.
+Every process gets a bytecode cache under the scratch directory (PYTHONPYCACHEPREFIX).
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ def measure(name: str, fleet: Path, runs: int, work: Path) -> list[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     env["KB_MISSES_PATH"] = str(work / "misses.txt")
     env["KB_DAEMON_DIR"] = str(work / "rt")
+    # A bytecode cache, as an installed kb has one (this sandbox sets
+    # PYTHONDONTWRITEBYTECODE=1, under which every process compiles kb again): route.py too.
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
     alone = {**env, "KB_NO_DAEMON": "1"}
     subprocess.run([str(KB), "index"], cwd=fleet, env=alone, capture_output=True, check=True)
     subprocess.run([str(KB), "daemon", "start"], cwd=fleet, env=env, check=True)

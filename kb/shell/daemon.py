@@ -434,8 +434,7 @@ class Warm:
 
         if self._inside:
             return None  # LiveMemory's own re-open: a real one
-        resolved = [os.path.realpath(p) for p in opened]
-        if not all(r == self.root or r.startswith(self.root + os.sep) for r in resolved):
+        if not all(_inside(os.path.realpath(p), self.root) for p in opened):
             return None  # another fleet: opened and closed as in a one-shot process
         key = (os.getcwd(), opened, include_private)
         self._inside = True
@@ -452,7 +451,7 @@ class Warm:
                     old.close()
             else:
                 live, seen, cost = held
-                if cost < self._stat_cheaper or not self._sync():
+                if cost < self._stat_cheaper or not self._watched(live) or not self._sync():
                     generation = self.watcher.generation
                     cost = _refresh(live)
                 else:  # read after the cookie came back: every change before it is counted
@@ -464,6 +463,13 @@ class Warm:
             return self._open[key][0].memory
         finally:
             self._inside = False
+
+    def _watched(self, live: LiveMemory) -> bool:
+        """Whether the watcher sees every base: one `attach`ed from outside the fleet root
+        makes no event there, so that fleet is checked by stat."""
+        return all(
+            _inside(os.path.realpath(b.snapshot.root), self.root) for b in live.memory.bases
+        )
 
     def begin(self) -> None:
         """A new request: its cookie is not sent yet."""
@@ -478,6 +484,10 @@ class Warm:
         for live, _gen, _cost in self._open.values():
             live.close()
         self._open.clear()
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _refresh(live: LiveMemory) -> float:
