@@ -3,8 +3,9 @@ daemon, against `python -c pass`, in paired runs (decision 0036).
 
     python benchmarks/daemon.py [--runs 15] [--fleet DIR]... [--no-example]
 
-For the example fleet and each --fleet (each copied to a scratch directory and indexed
-there first: nothing is written into the source tree or into the fleet given), it starts
+For the example fleet and each --fleet (each copied twice to a scratch directory and
+indexed there first, one copy for the daemon and one for the in-process runs: nothing is
+written into the source tree or into the fleet given), it starts
 `kb daemon start`, then runs --runs rounds; each round times, in a shuffled order, one
 `python -c pass`, one `kb route "<q>"` answered by the daemon and one answered in-process
 (`KB_NO_DAEMON=1`), the question the same within a round and changing between rounds
@@ -61,15 +62,17 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def measure(name: str, fleet: Path, runs: int, work: Path) -> list[str]:
+def measure(name: str, fleet: Path, alone_copy: Path, runs: int, work: Path) -> list[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     env["KB_MISSES_PATH"] = str(work / "misses.txt")
     env["KB_DAEMON_DIR"] = str(work / "rt")
     # A bytecode cache, as an installed kb has one (this sandbox sets
     # PYTHONDONTWRITEBYTECODE=1, under which every process compiles kb again): route.py too.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
     alone = {**env, "KB_NO_DAEMON": "1"}
-    subprocess.run([str(KB), "index"], cwd=fleet, env=alone, capture_output=True, check=True)
+    for root in (fleet, alone_copy):
+        subprocess.run([str(KB), "index"], cwd=root, env=alone, capture_output=True, check=True)
     subprocess.run([str(KB), "daemon", "start"], cwd=fleet, env=env, check=True)
     asked = questions(fleet, runs, seed=0)
     kinds = {
@@ -78,16 +81,19 @@ def measure(name: str, fleet: Path, runs: int, work: Path) -> list[str]:
         "kb route, no daemon": lambda q: [str(KB), "route", q],
     }
     envs = {"python -c pass": env, "kb route, daemon": env, "kb route, no daemon": alone}
+    # The in-process runs get a copy of their own: each one opens and closes the index,
+    # which the daemon would see as a change to its fleet (the WAL file comes and goes).
+    cwds = {"python -c pass": fleet, "kb route, daemon": fleet, "kb route, no daemon": alone_copy}
     times: dict[str, list[float]] = {k: [] for k in kinds}
     try:
         for k in kinds:  # one uncounted warm-up each: the daemon's first open, page cache
-            timed(kinds[k](asked[0]), fleet, envs[k])
+            timed(kinds[k](asked[0]), cwds[k], envs[k])
         rng = random.Random(1)
         for q in asked:
             order = list(kinds)
             rng.shuffle(order)
             for k in order:
-                times[k].append(timed(kinds[k](q), fleet, envs[k]))
+                times[k].append(timed(kinds[k](q), cwds[k], envs[k]))
     finally:
         subprocess.run([str(KB), "daemon", "stop"], cwd=fleet, env=env, capture_output=True)
     floor = statistics.median(times["python -c pass"])
@@ -110,9 +116,12 @@ def main() -> None:
         targets += [(p.name, p) for p in args.fleet]
         lines = ["| fleet | process | median | ÷ `python -c pass` |", "|---|---|---:|---:|"]
         for name, source in targets:
-            copy = work / name
-            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("kb-misses.txt*"))
-            lines += measure(name, copy, args.runs, work)
+            copies = (work / name, work / f"{name}-alone")
+            for copy in copies:
+                shutil.copytree(source, copy, ignore=shutil.ignore_patterns("kb-misses.txt*"))
+            lines += measure(name, *copies, args.runs, work)
+            for copy in copies:
+                shutil.rmtree(copy)
         print("\n".join(lines))
     finally:
         shutil.rmtree(work, ignore_errors=True)
