@@ -137,6 +137,11 @@ class LiveMemory:
         self._next_check = self._clock() + spent * RECHECK_FACTOR
         return self.memory
 
+    def refresh(self) -> None:
+        """Re-validate by stat now, whatever RECHECK_FACTOR allows: a resident kb calls it
+        when its watcher saw a change, or before every request when it has no watcher."""
+        self._reopen_if_changed()
+
     def _reopen_if_changed(self) -> None:
         try:
             seen = stamp_on_disk(self.memory.opened, self.include_private)
@@ -144,7 +149,8 @@ class LiveMemory:
                 fresh = Memory.open(self.memory.opened, all=self.include_private)
                 old, self.memory = self.memory, fresh
                 before = set(old.warnings())
-                old.close()
+                fresh.resident = old.resident
+                old.release()
                 self._stamp = stamp_of(fresh)
                 self.reopened += 1
                 if self._warn is not None:
@@ -158,4 +164,4 @@ class LiveMemory:
         self._stop.set()
         if self._watcher is not None:
             self._watcher.join(timeout=5)
-        self.memory.close()
+        self.memory.release()

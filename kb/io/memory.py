@@ -112,6 +112,18 @@ PATHS_SHOWN = 8
 PAGE_CANDIDATES = 10
 DEFAULT_TOP = 5
 
+# A resident kb (kb.shell.daemon) answers with fleets it holds open: while it is set, each
+# `Memory.open` asks it first, with the paths as given and the scope, and a Memory it
+# returns is `resident` (a verb's `with memory:` leaves it open). None in every other
+# process, so a one-shot verb opens and closes as it always did.
+ResidentProvider = Callable[[tuple[str, ...], bool], "Memory | None"]
+_resident: ResidentProvider | None = None
+
+
+def set_resident(provider: ResidentProvider | None) -> None:
+    global _resident
+    _resident = provider
+
 
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
@@ -236,6 +248,8 @@ class Memory:
         self._lock = _thread.RLock()
         # Why each base that could not be walked at all was skipped (`open` fills it).
         self.skipped: list[str] = []
+        # Held open by a resident kb across requests: `close` leaves it open (`release`).
+        self.resident = False
 
     @functools.cached_property
     def entries(self) -> tuple[Entry, ...]:
@@ -323,6 +337,10 @@ class Memory:
         # A folder inside a fleet opens the fleet (kb.io.walk.enclosing_root): the miss log
         # goes to the fleet's root, never among the notes of the folder kb was run from.
         opened = [enclosing_root(given) or given for given in opened]
+        if _resident is not None and not extra_aliases:
+            warm = _resident(tuple(opened), all)
+            if warm is not None:
+                return warm
         bases: list[OpenBase] = []
         stores: list[Store] = []
         skipped: list[str] = []
@@ -362,6 +380,11 @@ class Memory:
         return memory
 
     def close(self) -> None:
+        if not self.resident:
+            self.release()
+
+    def release(self) -> None:
+        """Close the index connections, resident or not (its holder's own close)."""
         for s in self._stores:
             s.close()
 

@@ -419,6 +419,15 @@ class TrustInput:
 
 
 @frozen
+class DaemonInput:
+    """`kb daemon start|stop|status [fleet-root] [--json]`: the fleet's resident kb."""
+
+    action: str
+    path: str = "."
+    json: bool = field(default=False, kw_only=True)
+
+
+@frozen
 class SyncInput:
     """`kb sync [fleet] [--remote R] [--all]`. Flags are keyword-only, so a stray second
     positional is refused instead of becoming the remote."""

@@ -414,6 +414,17 @@ COMMANDS += (
     ),
 )
 
+COMMANDS += (
+    Command(
+        "daemon",
+        ("kb daemon start|stop|status [fleet-root] [--json]",),
+        "DaemonInput",
+        "kb.shell.daemon:daemon",
+        needs="kb: daemon needs an action: start, stop or status",
+        summary="Start, stop or ask after the fleet's resident kb, which answers hooks warm.",
+    ),
+)
+
 BY_NAME: dict[str, Command] = {c.name: c for c in COMMANDS}
 
 
@@ -441,6 +452,7 @@ USAGE_ORDER = (
     "ui",
     "capture",
     "serve",
+    "daemon",
     "misses",
     "misroute",
     "misroutes",

@@ -176,6 +176,23 @@ HELP: dict[str, VerbHelp] = {
             USAGE_2,
         ),
     ),
+    "daemon": VerbHelp(
+        (
+            _i(
+                "<start|stop|status>",
+                "start the fleet's resident kb, stop it, or say whether one runs and how",
+                "action",
+            ),
+            _i("[fleet-root]", "the fleet root it holds open; default .", "path"),
+        ),
+        (JSON,),
+        ("kb daemon start", "kb daemon status --json", "kb daemon stop ~/fleet"),
+        (
+            (0, "started, already running, stopped (or none was running), or status: running"),
+            (1, "status: none running; or the socket folder is not this user's alone"),
+            USAGE_2,
+        ),
+    ),
     "trust": VerbHelp(
         (_i("[fleet]", "the fleet root whose fleet.txt names the commands; default .", "path"),),
         (

@@ -165,5 +165,5 @@ def test_the_distribution_name_and_urls_match_pyproject() -> None:
         "the package description links nowhere: relative links break on an index page"
     )
     extras = project["optional-dependencies"]
-    assert f"{DISTRIBUTION}[mcp,ui,langchain,llamaindex]" in extras["test"], "every extra"
+    assert f"{DISTRIBUTION}[mcp,ui,langchain,llamaindex,daemon]" in extras["test"], "every extra"
     assert not any(d.startswith(("mcp", "starlette", "uvicorn")) for d in project["dependencies"])

@@ -102,6 +102,8 @@ LEFT_OUT = {
     "merge-driver": "merges the three files git hands it into the second; reads no fleet",
     "trust": "prints fleet.txt's model command lines and the paths and digests of the files "
     "they name; reads no note and serves no passage",
+    "daemon": "starts, stops or describes the resident kb and prints no note; what it answers "
+    "is the verbs above, run by the same table, and tests/daemon holds --all per request",
 }
 
 

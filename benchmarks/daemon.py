@@ -1,0 +1,131 @@
+"""Measure what a resident kb buys a hook: one whole `kb route` process with and without a
+daemon, against `python -c pass`, in paired runs (decision 0036).
+
+    python benchmarks/daemon.py [--runs 15] [--fleet DIR]... [--no-example]
+
+For the example fleet and each --fleet (each copied twice to a scratch directory and
+indexed there first, one copy for the daemon and one for the in-process runs: nothing is
+written into the source tree or into the fleet given), it starts
+`kb daemon start`, then runs --runs rounds; each round times, in a shuffled order, one
+`python -c pass`, one `kb route "<q>"` answered by the daemon and one answered in-process
+(`KB_NO_DAEMON=1`), the question the same within a round and changing between rounds
+(half of them taken from notes' `Search for:` lines, half made of absent words, so
+refusals are measured too). It prints the medians, and each median over the floor's, as a
+markdown table. `KB_MISSES_PATH` points at a scratch file, so refusals write no miss log
+into a fleet; the daemon's sockets live in a scratch KB_DAEMON_DIR, stopped at the end.
+Every process gets a bytecode cache under the scratch directory (PYTHONPYCACHEPREFIX).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "fleet"
+KB = Path(sys.executable).with_name("kb")
+KEYS = re.compile(r"^\*\*Search for:\*\*\s*(.+)$", re.M)
+ABSENT = ("zorbly quaxing", "wibbleton frundle", "plaxter vooming", "grindelwup snarf")
+
+
+def questions(fleet: Path, count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    notes = sorted(fleet.rglob("*.md"))
+    rng.shuffle(notes)
+    found: list[str] = []
+    for note in notes:
+        if "records" in note.parts or "person" in note.parts:
+            continue
+        m = KEYS.search(note.read_text(encoding="utf-8", errors="replace"))
+        if m:
+            found.append(m.group(1).split(",")[0].strip(" `"))
+        if len(found) >= count:
+            break
+    out: list[str] = []
+    for i in range(count):
+        out.append(found[i % len(found)] if i % 2 == 0 and found else ABSENT[i % len(ABSENT)])
+    return out
+
+
+def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return (time.perf_counter() - started) * 1000
+
+
+def measure(name: str, fleet: Path, alone_copy: Path, runs: int, work: Path) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
+    env["KB_MISSES_PATH"] = str(work / "misses.txt")
+    env["KB_DAEMON_DIR"] = str(work / "rt")
+    # A bytecode cache, as an installed kb has one (this sandbox sets
+    # PYTHONDONTWRITEBYTECODE=1, under which every process compiles kb again): route.py too.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    alone = {**env, "KB_NO_DAEMON": "1"}
+    for root in (fleet, alone_copy):
+        subprocess.run([str(KB), "index"], cwd=root, env=alone, capture_output=True, check=True)
+    subprocess.run([str(KB), "daemon", "start"], cwd=fleet, env=env, check=True)
+    asked = questions(fleet, runs, seed=0)
+    kinds = {
+        "python -c pass": lambda q: [sys.executable, "-c", "pass"],
+        "kb route, daemon": lambda q: [str(KB), "route", q],
+        "kb route, no daemon": lambda q: [str(KB), "route", q],
+    }
+    envs = {"python -c pass": env, "kb route, daemon": env, "kb route, no daemon": alone}
+    # The in-process runs get a copy of their own: each one opens and closes the index,
+    # which the daemon would see as a change to its fleet (the WAL file comes and goes).
+    cwds = {"python -c pass": fleet, "kb route, daemon": fleet, "kb route, no daemon": alone_copy}
+    times: dict[str, list[float]] = {k: [] for k in kinds}
+    try:
+        for k in kinds:  # one uncounted warm-up each: the daemon's first open, page cache
+            timed(kinds[k](asked[0]), cwds[k], envs[k])
+        rng = random.Random(1)
+        for q in asked:
+            order = list(kinds)
+            rng.shuffle(order)
+            for k in order:
+                times[k].append(timed(kinds[k](q), cwds[k], envs[k]))
+    finally:
+        subprocess.run([str(KB), "daemon", "stop"], cwd=fleet, env=env, capture_output=True)
+    floor = statistics.median(times["python -c pass"])
+    rows = []
+    for k, values in times.items():
+        med = statistics.median(values)
+        rows.append(f"| {name} | {k} | {med:.1f} ms | {med / floor:.2f} |")
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--fleet", action="append", default=[], type=Path)
+    parser.add_argument("--no-example", action="store_true")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="kbb-", dir="/tmp"))
+    try:
+        targets = [] if args.no_example else [("example", EXAMPLE)]
+        targets += [(p.name, p) for p in args.fleet]
+        lines = ["| fleet | process | median | ÷ `python -c pass` |", "|---|---|---:|---:|"]
+        for name, source in targets:
+            copies = (work / name, work / f"{name}-alone")
+            for copy in copies:
+                shutil.copytree(source, copy, ignore=shutil.ignore_patterns("kb-misses.txt*"))
+            lines += measure(name, *copies, args.runs, work)
+            for copy in copies:
+                shutil.rmtree(copy)
+        print("\n".join(lines))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

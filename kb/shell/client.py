@@ -1,0 +1,277 @@
+"""`kb`'s entry point: hand a hot verb to the fleet's resident kb, else run it in-process.
+
+A hook runs `kb route` or `kb boot` on every prompt. With a daemon (`kb daemon start`,
+kb.shell.daemon) holding the fleet open, this process only has to find the socket, send
+the request as one JSON line and print the reply: the standard library alone, no cyclopts,
+attrs or sqlite3 (a test holds that, by `sys.modules`). With no daemon, a stale one, one of
+another build, any socket error or any argument this module does not read plainly, it runs
+the ordinary CLI, kb.shell.main, exactly as before: the answer is the same either way
+(decision 0036).
+
+The names and the checks of the per-user socket directory live here too, because the
+client must compute them before anything heavy is imported.
+"""
+
+from __future__ import annotations
+
+import _socket  # `socket` itself adds selectors and array: 2.5 ms of this budget
+import json
+import os
+import stat
+import sys
+
+# No `typing`, `collections.abc` or `pathlib` at run time: 3 ms of this process's budget
+# (mypy reads any name TYPE_CHECKING as true).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+# The verbs a daemon answers: each opens the fleet read-only and returns text.
+DAEMON_VERBS = ("route", "boot", "list", "fleet", "misses")
+# Flags each verb takes, those followed by a value apart; anything else falls back.
+_VALUE_FLAGS = {
+    "route": ("--top", "--context-chars", "--context-total"),
+    "boot": ("--top", "--session", "--cwd"),
+    "list": ("--base", "--folder", "--kind", "--stage", "--provenance", "--where", "--sort"),
+    "fleet": (),
+    "misses": ("--top",),
+}
+_BOOL_FLAGS = {
+    "route": ("--hybrid", "--json", "--all", "--exit-code", "--context"),
+    "boot": ("--all", "--text"),
+    "list": ("--json", "--all"),
+    "fleet": ("--all", "--json"),
+    "misses": ("--all", "--json"),
+}
+# The environment a verb's output depends on (the miss log's place, test switches); the rest
+# of the caller's environment never reaches the daemon.
+_ENV_PREFIX = "KB_"
+_ENV_NAMES = ("NO_COLOR", "TERM")
+# Variables that change how kb behaves at import time or what a daemon may do: a request
+# carrying one is answered in-process.
+_ENV_IN_PROCESS = ("KB_CRASH_AT", "KB_TEST_ENTROPY_SEED")
+NO_DAEMON_ENV = "KB_NO_DAEMON"  # `KB_NO_DAEMON=1 kb route ...`: never ask a daemon
+DIR_ENV = "KB_DAEMON_DIR"  # where the sockets are, instead of the per-user runtime dir
+# Connecting to a live socket takes well under a millisecond; a daemon that does not accept
+# in this long is wedged, and the question is answered in-process instead.
+CONNECT_TIMEOUT_S = 0.5
+# A reply slower than this (a cold open of 100,000 notes took 2.5 s) means a wedged daemon.
+REPLY_TIMEOUT_S = 60.0
+
+
+class DirRefused(Exception):
+    """The socket directory is not this user's alone."""
+
+
+def runtime_dir() -> str:
+    """The directory of this user's daemon sockets: $KB_DAEMON_DIR, else $XDG_RUNTIME_DIR/kb
+    (a per-user tmpfs on systemd machines), else /tmp/kb-<uid>."""
+    given = os.environ.get(DIR_ENV, "").strip()
+    if given:
+        return given
+    xdg = os.environ.get("XDG_RUNTIME_DIR", "").strip()
+    if xdg and os.path.isdir(xdg):
+        return os.path.join(xdg, "kb")
+    return f"/tmp/kb-{os.geteuid()}"
+
+
+def checked_dir(path: str, create: bool) -> str:
+    """`path` when it is a real directory of this user that no one else may write in;
+    created 0700 when missing and `create`. Raises DirRefused or OSError otherwise."""
+    if create:
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            os.makedirs(os.path.dirname(path), 0o700, exist_ok=True)
+            os.makedirs(path, 0o700, exist_ok=True)
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise DirRefused(f"{path} is not a directory")
+    if st.st_uid != os.geteuid():
+        raise DirRefused(f"{path} belongs to uid {st.st_uid}, not to this user")
+    if st.st_mode & 0o022:
+        raise DirRefused(f"{path} is writable by others (mode {stat.S_IMODE(st.st_mode):o})")
+    return path
+
+
+def _fnv(data: bytes) -> str:
+    """64-bit FNV-1a, twice (two offsets): a stable name with no import. hashlib alone cost
+    this process 3.4 ms, a tenth of its budget. A collision would only make two fleets share
+    a daemon's socket name, and a daemon answers a fleet it does not hold as a one-shot kb
+    would (kb.shell.daemon.Warm), so it costs speed, never an answer."""
+    out = []
+    for h in (0xCBF29CE484222325, 0x84222325CBF29CE4):
+        for byte in data:
+            h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+        out.append(f"{h:016x}")
+    return "".join(out)
+
+
+def fleet_id(root: str) -> str:
+    """The name of a fleet's daemon files: a hash of the fleet root's real path."""
+    return _fnv(os.fsencode(os.path.realpath(root)))[:20]
+
+
+def socket_path(root: str, directory: str | None = None) -> str:
+    return os.path.join(directory or runtime_dir(), f"{fleet_id(root)}.sock")
+
+
+def build_id() -> str:
+    """What makes this kb this kb: the version, the release's build sha, and the stat of the
+    package's folders (a reinstall or an edit that saves by rename changes them). Four stats,
+    no file read: the client computes it on every call."""
+    import kb
+    from kb.version import __version__, build_sha
+
+    package = os.path.dirname(kb.__file__)
+    # KB_TEST_BUILD: a test's stand-in for another release (tests/daemon)
+    parts = [__version__, build_sha(), os.environ.get("KB_TEST_BUILD", "")]
+    for sub in ("", "io", "pure", "shell"):
+        try:
+            st = os.stat(os.path.join(package, sub))
+        except OSError:
+            continue
+        parts.append(f"{st.st_mtime_ns}:{st.st_ino}")
+    return _fnv("|".join(parts).encode())[:16]
+
+
+def exchange(path: str, request: dict[str, Any], timeout: float = REPLY_TIMEOUT_S) -> Any:
+    """Send one JSON line, read one JSON line back. Raises OSError or ValueError."""
+    s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        s.settimeout(CONNECT_TIMEOUT_S)
+        s.connect(path)
+        s.settimeout(timeout)
+        s.sendall(json.dumps(request).encode() + b"\n")
+        s.shutdown(_socket.SHUT_WR)
+        chunks: list[bytes] = []
+        while True:
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        s.close()
+    return json.loads(b"".join(chunks))
+
+
+def _root(verb: str, args: Sequence[str], stdin: bytes | None) -> str | None:
+    """The fleet root the verb would open, read as the verb reads it; None for anything
+    unusual (that call runs in-process, which words every error)."""
+    values, bools = _VALUE_FLAGS[verb], _BOOL_FLAGS[verb]
+    positionals: list[str] = []
+    flags: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in values:
+            if i + 1 >= len(args) or args[i + 1].startswith("-"):
+                return None
+            flags[arg] = args[i + 1]
+            i += 2
+            continue
+        if arg.startswith("-"):
+            if arg not in bools:
+                return None
+        else:
+            positionals.append(arg)
+        i += 1
+    if verb == "route":
+        if not positionals:
+            return None
+        positionals = positionals[1:]
+    if len(positionals) > 1:
+        return None
+    if positionals:
+        return positionals[0]
+    if verb != "boot":
+        return "."
+    if flags.get("--cwd", "").strip():
+        return flags["--cwd"].strip()
+    if "--text" in args or stdin is None:
+        return "."
+    try:
+        payload = json.loads(stdin.decode("utf-8"))
+    except ValueError:
+        return "."
+    given = payload.get("cwd") if isinstance(payload, dict) else None
+    return given if isinstance(given, str) and given.strip() else "."
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k.startswith(_ENV_PREFIX) or k in _ENV_NAMES}
+
+
+def ask_daemon(argv: Sequence[str]) -> dict[str, Any] | None:
+    """The daemon's reply to `kb argv...` (stdout, stderr, code), or None to run in-process."""
+    if not argv or argv[0] not in DAEMON_VERBS or os.environ.get(NO_DAEMON_ENV) == "1":
+        return None
+    env = _env()
+    if any(name in env for name in _ENV_IN_PROCESS):
+        return None
+    stdin: bytes | None = None
+    if argv[0] == "boot":
+        if sys.stdin is None or sys.stdin.isatty():
+            return None
+        try:
+            stdin = sys.stdin.buffer.read()
+        except (OSError, ValueError, AttributeError):
+            return None
+    root = _root(argv[0], argv[1:], stdin)
+    if root is None:
+        _restore(stdin)
+        return None
+    try:
+        reply = exchange(
+            socket_path(root),
+            {
+                "op": "run",
+                "build": build_id(),
+                "argv": list(argv),
+                "cwd": os.getcwd(),
+                "env": env,
+                # bytes through JSON: latin-1 maps each byte to one code point and back
+                "stdin": None if stdin is None else stdin.decode("latin-1"),
+            },
+        )
+    except (OSError, ValueError):
+        _restore(stdin)
+        return None
+    if not isinstance(reply, dict) or not {"stdout", "stderr", "code"} <= reply.keys():
+        _restore(stdin)
+        return None
+    return reply
+
+
+def _restore(stdin: bytes | None) -> None:
+    """Falling back after stdin was read: the verb reads it again from memory."""
+    if stdin is not None:
+        import io
+
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+    return None
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    reply = ask_daemon(argv)
+    if reply is None:
+        from kb.shell.main import main as in_process
+
+        return in_process()
+    try:
+        if reply["stdout"]:
+            sys.stdout.write(reply["stdout"])
+            sys.stdout.flush()
+    except BrokenPipeError:
+        pass  # as kb.shell.main: a reader that stopped early is not an error of ours
+    if reply["stderr"]:
+        sys.stderr.write(reply["stderr"])
+    return int(reply["code"])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

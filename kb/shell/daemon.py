@@ -1,0 +1,669 @@
+"""`kb daemon start|stop|status`, and the resident kb itself (issue 27, decision 0036).
+
+One daemon per fleet root (its real path). It listens on a Unix socket in the user's
+runtime directory (kb.shell.client names and checks it), answers each connection from its
+own uid only (SO_PEERCRED), and runs the very verb the command table runs, through
+kb.shell.main.run, against fleets it holds open: `Memory.open` inside a request is handed a
+warm Memory (kb.io.memory.set_resident), one per (cwd, paths as given, scope), so `--all`
+is a property of a request and never of the daemon. Requests are answered one at a time:
+a verb reads the process's cwd, environment and stdin, which a request sets and restores.
+
+Changes on disk: a watcher (watchfiles) marks the open fleets stale, and each request first
+writes a cookie into a watched directory of its own and waits for the watcher to report it
+(as git's fsmonitor does with watchman), so every change made before the request was sent
+has been seen before it is answered. Where no watcher can be trusted (not installed, a
+watch limit, a network file system, a cookie not reported in time) each request
+re-validates by stat instead (kb.io.live), and `kb daemon status` says which and why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import io
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kb.shell import client
+from kb.shell.outcome import Outcome
+
+if TYPE_CHECKING:
+    from kb.io.live import LiveMemory
+    from kb.io.memory import Memory
+    from kb.shell.inputs import DaemonInput
+
+# Thirty minutes: a working session's pauses (reading, a meeting) rarely pass it, and an
+# idle daemon of the example fleet holds about 40 MB. `daemon-idle = <minutes>` in fleet.txt
+# changes it; KB_DAEMON_IDLE_S (seconds) is for tests.
+DEFAULT_IDLE_MIN = 30.0
+IDLE_ENV = "KB_DAEMON_IDLE_S"
+# `stat`: no watcher, a stat pass before every request; `watcher`: the cookie even where a
+# stat pass is cheaper (tests hold each way to the same answers)
+WATCH_ENV = "KB_DAEMON_WATCH"
+# Open fleets kept warm at once (each a different cwd, path list or scope); the least
+# recently asked is closed first. A hook asks one or two.
+WARM_LIMIT = 8
+# How long a request waits for the watcher to report its cookie; a watcher this late is
+# not trusted any more.
+SYNC_TIMEOUT_S = 0.5
+# watchfiles yields a batch once no event came for this long, and a cookie comes back in
+# one to two steps. Its loop wakes every step even when idle: measured on the example
+# fleet, a request cost 8.5-13 ms at 5 ms a step, 8.5-10 ms at 2 and 3.5-9 ms at 1, but an
+# idle daemon used 2.9% of a core at 1 ms and too little to count at 5.
+STEP_MS = 5
+# A fleet whose stat pass costs less than a cookie's round trip (about 5 ms at STEP_MS 5)
+# is checked by stat: as exact, and cheaper (the example fleet's walk: 1-2 ms; 10,000
+# notes: 30-300 ms, where the cookie wins).
+STAT_CHEAPER_S = 0.004
+WATCHER_HOW = (
+    "watchfiles (inotify on Linux), a cookie per request; a fleet whose stat pass"
+    f" costs under {STAT_CHEAPER_S * 1000:.0f} ms is checked by stat, which is cheaper"
+)
+# A start waits this long for the new daemon's socket (its first open of the fleet is in
+# the background, so this is only interpreter start-up).
+START_WAIT_S = 15.0
+STOP_WAIT_S = 5.0
+# Where file systems report no changes made on another machine, a watcher cannot be trusted.
+NETWORK_FS = frozenset(
+    {"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs", "ceph", "glusterfs", "lustre"}
+)
+NETWORK_FUSE = ("fuse.sshfs", "fuse.rclone", "fuse.s3fs", "fuse.gcsfuse")
+
+
+# -- the verb ---------------------------------------------------------------------------------
+
+
+def daemon(inp: DaemonInput) -> Outcome:
+    from kb.shell.table import usage_of
+
+    root = os.path.realpath(inp.path)
+    if not os.path.isdir(root):
+        return Outcome(stderr=f"kb daemon: no folder {inp.path}\n", code=1)
+    try:
+        where = Path(client.checked_dir(client.runtime_dir(), create=inp.action == "start"))
+    except FileNotFoundError:
+        where = None
+    except (client.DirRefused, OSError) as e:
+        return Outcome(stderr=f"kb daemon: refusing the socket directory: {e}\n", code=1)
+    if inp.action == "status":
+        return _status(root, where, inp.json)
+    if inp.action == "stop":
+        return _stop(root, where, inp.json)
+    if inp.action == "start":
+        assert where is not None
+        return _start(root, where, inp.json)
+    return Outcome(
+        stdout=usage_of("daemon"),
+        stderr=f"kb daemon: no action '{inp.action}'; it is start, stop or status\n",
+        code=2,
+    )
+
+
+def _files(root: str, where: Path) -> tuple[Path, Path, Path]:
+    name = client.fleet_id(root)
+    return where / f"{name}.sock", where / f"{name}.lock", where / f"{name}.log"
+
+
+def _held(lock: Path) -> bool:
+    """Whether a daemon holds `lock` (the kernel drops a dead process's lock: a pid file
+    can lie, a zombie's pid still answers kill 0, the lock cannot)."""
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _ask_status(sock: Path) -> dict[str, Any] | None:
+    try:
+        reply = client.exchange(os.fspath(sock), {"op": "status"}, timeout=5.0)
+    except (OSError, ValueError):
+        return None
+    return reply if isinstance(reply, dict) else None
+
+
+def _status(root: str, where: Path | None, as_json: bool) -> Outcome:
+    from kb.pure.jsonout import dumps
+
+    info = _ask_status(_files(root, where)[0]) if where is not None else None
+    if info is None:
+        if as_json:
+            return Outcome(stdout=dumps({"root": root, "running": False}) + "\n", code=1)
+        return Outcome(stdout=f"kb daemon: none running for {root}\n", code=1)
+    same = info.get("build") == client.build_id()
+    info = {"root": root, "running": True, **info, "same_build": same}
+    if as_json:
+        return Outcome(stdout=dumps(info) + "\n")
+    watch = info.get("watch", {})
+    mode = (
+        f"watched by {watch.get('how')}"
+        if watch.get("mode") == "watcher"
+        else f"a stat pass before every request: {watch.get('why')}"
+    )
+    version = f"{info.get('version')} (build {info.get('build')})"
+    if not same:
+        version += (
+            f", not this kb's build {client.build_id()}: calls are answered in-process;"
+            " `kb daemon start` replaces it"
+        )
+    lines = [
+        f"kb daemon: running for {root}",
+        f"  pid       {info.get('pid')}",
+        f"  version   {version}",
+        f"  uptime    {_duration(float(info.get('uptime_s', 0)))}",
+        f"  requests  {info.get('requests')} served",
+        f"  changes   {mode}",
+        f"  idle      stops after {_duration(float(info.get('idle_s', 0)))} without a request",
+        f"  socket    {info.get('socket')}",
+    ]
+    return Outcome(stdout="\n".join(lines) + "\n")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _stop(root: str, where: Path | None, as_json: bool) -> Outcome:
+    from kb.pure.jsonout import dumps
+
+    if where is None:
+        return _stopped(root, None, as_json)
+    sock, lock, _log = _files(root, where)
+    pid = _stop_daemon(sock, lock)
+    if pid is None and _held(lock):
+        return Outcome(stderr=f"kb daemon: the daemon for {root} did not stop\n", code=1)
+    if as_json:
+        return Outcome(stdout=dumps({"root": root, "stopped": pid}) + "\n")
+    return _stopped(root, pid, as_json)
+
+
+def _stopped(root: str, pid: int | None, as_json: bool) -> Outcome:
+    from kb.pure.jsonout import dumps
+
+    if as_json:
+        return Outcome(stdout=dumps({"root": root, "stopped": pid}) + "\n")
+    if pid is None:
+        return Outcome(stdout=f"kb daemon: none running for {root}\n")
+    return Outcome(stdout=f"kb daemon: stopped the daemon for {root} (pid {pid})\n")
+
+
+def _stop_daemon(sock: Path, lock: Path) -> int | None:
+    """Ask the daemon to stop, then signal it if it would not; its pid, or None."""
+    info = _ask_status(sock)
+    pid = int(info["pid"]) if info and "pid" in info else _pid_of(lock)
+    if not _held(lock):
+        return None
+    with contextlib.suppress(OSError, ValueError):
+        client.exchange(os.fspath(sock), {"op": "stop"}, timeout=5.0)
+    if not _wait(lambda: not _held(lock), STOP_WAIT_S) and pid is not None:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+        _wait(lambda: not _held(lock), STOP_WAIT_S)
+    return pid
+
+
+def _pid_of(lock: Path) -> int | None:
+    try:
+        return int(lock.read_text(encoding="utf-8").split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _wait(done: Any, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if done():
+            return True
+        time.sleep(0.02)
+    return bool(done())
+
+
+def _start(root: str, where: Path, as_json: bool) -> Outcome:
+    from kb.pure.jsonout import dumps
+
+    sock, lock, log = _files(root, where)
+    info = _ask_status(sock)
+    replaced = None
+    if info is not None and info.get("build") == client.build_id():
+        out = f"kb daemon: already running for {root} (pid {info.get('pid')})\n"
+        payload = {"root": root, "pid": info.get("pid"), "started": False}
+        return Outcome(stdout=dumps(payload) + "\n" if as_json else out)
+    if _held(lock):  # another build's daemon, or one that does not answer: replace it
+        replaced = _stop_daemon(sock, lock)
+        if _held(lock):
+            return Outcome(stderr=f"kb daemon: the daemon for {root} did not stop\n", code=1)
+    with open(log, "ab") as err:
+        os.chmod(log, 0o600)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kb.shell.daemon", root],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,  # a hook's or a terminal's hang-up does not reach it
+            close_fds=True,
+        )
+    if not _wait(lambda: proc.poll() is not None or _ask_status(sock) is not None, START_WAIT_S):
+        return Outcome(stderr=f"kb daemon: the daemon did not answer; see {log}\n", code=1)
+    if proc.poll() is not None and _ask_status(sock) is None:
+        return Outcome(stderr=f"kb daemon: the daemon exited at once; see {log}\n", code=1)
+    if as_json:
+        payload = {"root": root, "pid": proc.pid, "started": True, "replaced": replaced}
+        return Outcome(stdout=dumps(payload) + "\n")
+    again = f", replacing pid {replaced}" if replaced is not None else ""
+    return Outcome(stdout=f"kb daemon: started for {root} (pid {proc.pid}{again})\n")
+
+
+# -- the resident process ----------------------------------------------------------------------
+
+
+def idle_seconds(root: str) -> float:
+    raw = os.environ.get(IDLE_ENV, "").strip()
+    with contextlib.suppress(ValueError):
+        if raw:
+            return max(0.05, float(raw))
+    from kb.io.walk import fleet_manifest
+
+    minutes = fleet_manifest(root).first("daemon-idle")
+    with contextlib.suppress(ValueError, TypeError):
+        if minutes is not None and float(minutes) > 0:
+            return float(minutes) * 60
+    return DEFAULT_IDLE_MIN * 60
+
+
+def network_fs(path: str) -> str | None:
+    """The network file system `path` is on (Linux, /proc/self/mountinfo), else None."""
+    try:
+        text = Path("/proc/self/mountinfo").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    best, kind = "", ""
+    for line in text.splitlines():
+        left, _, right = line.partition(" - ")
+        fields = left.split()
+        if len(fields) < 5 or not right:
+            continue
+        mount = fields[4].replace("\\040", " ")
+        inside = path == mount or path.startswith(mount.rstrip("/") + "/")
+        if inside and len(mount) >= len(best):
+            best, kind = mount, right.split()[0]
+    if kind in NETWORK_FS or kind.startswith(NETWORK_FUSE):
+        return f"{kind} at {best}"
+    return None
+
+
+class Watcher:
+    """Reports changes under the watched folders; `sync` waits until every change made
+    before it was called has been reported (its cookie came back)."""
+
+    def __init__(self, paths: list[str], cookie_dir: Path) -> None:
+        self.mode = "stat"
+        self.why = "the watcher has not started yet"
+        self.how = ""
+        self.generation = 0  # bumped on every batch with a change under the fleet
+        self._paths = paths
+        self._cookie_dir = cookie_dir
+        self._cookie = cookie_dir / "cookie"
+        self._cookie_prefix = os.fspath(cookie_dir)
+        self._seen = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="kb-watch", daemon=True)
+
+    def start(self) -> None:
+        if os.environ.get(WATCH_ENV) == "stat":
+            self.why = f"{WATCH_ENV}=stat asked for it"
+            return
+        network = next((n for n in map(network_fs, self._paths) if n), None)
+        if network:
+            self.why = f"the fleet is on a network file system ({network})"
+            return
+        self._cookie_dir.mkdir(mode=0o700, exist_ok=True)
+        self._thread.start()
+        # Trusted once a first cookie came back: the watches are in place from then on.
+        end = time.monotonic() + START_WAIT_S
+        while time.monotonic() < end and self._thread.is_alive():
+            self._seen.clear()
+            self._cookie.write_text(str(time.monotonic_ns()), encoding="utf-8")
+            if self._seen.wait(0.2) and self._thread.is_alive():
+                self.mode, self.how, self.why = "watcher", WATCHER_HOW, ""
+                return
+        if self._thread.is_alive():
+            self.why = f"the watcher reported nothing within {START_WAIT_S:.0f} s"
+            self._stop.set()
+
+    def _run(self) -> None:
+        try:
+            from watchfiles import watch
+        except ImportError:
+            self.why = "watchfiles is not installed (pip install 'kb-fleet[daemon]')"
+            return
+        try:
+            changes = watch(
+                *self._paths,
+                os.fspath(self._cookie_dir),
+                watch_filter=None,  # an index file or a miss log matters as much as a note
+                step=STEP_MS,
+                debounce=200,
+                rust_timeout=1000,
+                yield_on_timeout=True,
+                stop_event=self._stop,
+                raise_interrupt=False,
+            )
+            for batch in changes:
+                cookie = fleet = False
+                for _change, path in batch:
+                    if path.startswith(self._cookie_prefix):
+                        cookie = True
+                    else:
+                        fleet = True
+                if fleet:  # before the cookie is reported: a request then sees the change
+                    self.generation += 1
+                if cookie:
+                    self._seen.set()
+            self.why = "the watcher stopped"
+        except Exception as e:  # a watch limit, a vanished folder: the stat pass answers
+            self.why = f"the watcher stopped ({' '.join(str(e).split())})"
+        finally:
+            self.mode = "stat"
+            self._seen.set()
+
+    def sync(self) -> bool:
+        """Whether every change made before now has been reported; False (and no watcher
+        from here on) when the cookie did not come back within SYNC_TIMEOUT_S."""
+        if self.mode != "watcher":
+            return False
+        self._seen.clear()
+        try:
+            self._cookie.write_text(str(time.monotonic_ns()), encoding="utf-8")
+        except OSError as e:
+            self.mode, self.why = "stat", f"the cookie could not be written ({e})"
+            return False
+        if not self._seen.wait(SYNC_TIMEOUT_S) or self.mode != "watcher":
+            if self.mode == "watcher":
+                self.mode = "stat"
+                self.why = f"the watcher did not report a change within {SYNC_TIMEOUT_S} s"
+            return False
+        return True
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=3)
+
+
+class Warm:
+    """The fleets this daemon holds open, by (cwd, paths as given, scope); the provider
+    kb.io.memory asks inside a request."""
+
+    def __init__(self, root: str, watcher: Watcher) -> None:
+        self.root = root
+        self.watcher = watcher
+        # (cwd, paths, scope) -> the open fleet, the watcher's count when it was last
+        # checked, and what its last stat pass cost
+        self._open: OrderedDict[
+            tuple[str, tuple[str, ...], bool], tuple[LiveMemory, int, float]
+        ] = OrderedDict()
+        self._inside = False
+        self._synced: bool | None = None  # this request's cookie came back; None: not sent
+        self._stat_cheaper = 0.0 if os.environ.get(WATCH_ENV) == "watcher" else STAT_CHEAPER_S
+
+    def provide(self, opened: tuple[str, ...], include_private: bool) -> Memory | None:
+        from kb.io.live import LiveMemory
+        from kb.io.memory import Memory
+
+        if self._inside:
+            return None  # LiveMemory's own re-open: a real one
+        if not all(_inside(os.path.realpath(p), self.root) for p in opened):
+            return None  # another fleet: opened and closed as in a one-shot process
+        key = (os.getcwd(), opened, include_private)
+        self._inside = True
+        try:
+            held = self._open.get(key)
+            if held is None:
+                generation = self.watcher.generation
+                memory = Memory.open(list(opened), all=include_private)
+                memory.resident = True
+                # cost 0 until measured: the first reuse checks by stat and times it
+                self._open[key] = (LiveMemory(memory), generation, 0.0)
+                while len(self._open) > WARM_LIMIT:
+                    _key, (old, _gen, _cost) = self._open.popitem(last=False)
+                    old.close()
+            else:
+                live, seen, cost = held
+                if cost < self._stat_cheaper or not self._watched(live) or not self._sync():
+                    generation = self.watcher.generation
+                    cost = _refresh(live)
+                else:  # read after the cookie came back: every change before it is counted
+                    generation = self.watcher.generation
+                    if seen != generation:
+                        cost = _refresh(live)
+                self._open[key] = (live, generation, cost)
+                self._open.move_to_end(key)
+            return self._open[key][0].memory
+        finally:
+            self._inside = False
+
+    def _watched(self, live: LiveMemory) -> bool:
+        """Whether the watcher sees every base: one `attach`ed from outside the fleet root
+        makes no event there, so that fleet is checked by stat."""
+        return all(
+            _inside(os.path.realpath(b.snapshot.root), self.root) for b in live.memory.bases
+        )
+
+    def begin(self) -> None:
+        """A new request: its cookie is not sent yet."""
+        self._synced = None
+
+    def _sync(self) -> bool:
+        if self._synced is None:
+            self._synced = self.watcher.sync()
+        return self._synced
+
+    def close(self) -> None:
+        for live, _gen, _cost in self._open.values():
+            live.close()
+        self._open.clear()
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _refresh(live: LiveMemory) -> float:
+    started = time.monotonic()
+    live.refresh()
+    return time.monotonic() - started
+
+
+class Daemon:
+    def __init__(self, root: str, where: Path) -> None:
+        self.root = root
+        self.sock_path, self.lock_path, _log = _files(root, where)
+        self.started = time.time()
+        self.requests = 0
+        self.build = client.build_id()
+        self.idle_s = idle_seconds(root)
+        self.watcher = Watcher([root], where / f"{client.fleet_id(root)}.sync")
+        self.warm = Warm(root, self.watcher)
+        self.stopping = False
+
+    def status(self) -> dict[str, Any]:
+        from kb.version import __version__
+
+        w = self.watcher
+        return {
+            "pid": os.getpid(),
+            "version": __version__,
+            "build": self.build,
+            "uptime_s": round(time.time() - self.started, 3),
+            "requests": self.requests,
+            "watch": {"mode": w.mode, "how": w.how, "why": w.why},
+            "idle_s": self.idle_s,
+            "socket": os.fspath(self.sock_path),
+        }
+
+    def serve(self) -> int:
+        from kb.io.memory import set_resident
+
+        lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return 0  # another daemon serves this fleet already
+        os.ftruncate(lock_fd, 0)
+        os.write(lock_fd, f"{os.getpid()}\n".encode())
+        with contextlib.suppress(FileNotFoundError):
+            self.sock_path.unlink()  # a dead daemon's socket: the lock is ours, so it is dead
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old_mask = os.umask(0o177)  # the socket is 0600 from its first moment
+        try:
+            listener.bind(os.fspath(self.sock_path))
+        finally:
+            os.umask(old_mask)
+        os.chmod(self.sock_path, 0o600)
+        listener.listen(16)
+        signal.signal(signal.SIGTERM, lambda *_: setattr(self, "stopping", True))
+        self.watcher.start()
+        set_resident(self.warm.provide)
+        last = time.monotonic()
+        listener.settimeout(min(1.0, self.idle_s))
+        try:
+            while not self.stopping and time.monotonic() - last < self.idle_s:
+                try:
+                    conn, _addr = listener.accept()
+                except TimeoutError:
+                    continue
+                with conn:
+                    if self._handle(conn):
+                        last = time.monotonic()
+        finally:
+            set_resident(None)
+            with contextlib.suppress(OSError):
+                if os.stat(self.sock_path).st_ino == os.fstat(listener.fileno()).st_ino:
+                    self.sock_path.unlink()
+            with contextlib.suppress(FileNotFoundError):
+                self.sock_path.unlink()
+            listener.close()
+            self.watcher.stop()
+            self.warm.close()
+            os.close(lock_fd)
+        return 0
+
+    def _handle(self, conn: socket.socket) -> bool:
+        """Answer one connection; whether it asked a verb (only that keeps the daemon from
+        its idle stop: a refused peer or a `kb daemon status` does not)."""
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        _pid, uid, _gid = struct.unpack("3i", creds)
+        if uid != os.geteuid():
+            return False  # closed unanswered: only this daemon's owner may ask it
+        conn.settimeout(10.0)
+        try:
+            request = json.loads(_read_all(conn))
+        except (OSError, ValueError):
+            return False
+        if not isinstance(request, dict):
+            return False
+        op = request.get("op")
+        if op == "status":
+            reply: dict[str, Any] = self.status()
+        elif op == "stop":
+            self.stopping = True
+            reply = {"stopping": True, "pid": os.getpid()}
+        elif op == "run" and request.get("build") != self.build:
+            reply = {"fallback": "wrong version", "build": self.build}
+        elif op == "run":
+            self.requests += 1
+            reply = self._run(request)
+        else:
+            reply = {"fallback": f"unknown op {op!r}"}
+        with contextlib.suppress(OSError):
+            conn.sendall(json.dumps(reply).encode() + b"\n")
+        return op == "run"
+
+    def _run(self, request: dict[str, Any]) -> dict[str, Any]:
+        from kb.shell.main import run
+
+        argv, cwd, env, raw = (request.get(k) for k in ("argv", "cwd", "env", "stdin"))
+        if not isinstance(argv, list) or not isinstance(cwd, str) or not isinstance(env, dict):
+            return {"fallback": "malformed request"}
+        stdin = raw.encode("latin-1") if isinstance(raw, str) else b""
+        self.warm.begin()
+        try:
+            with _as_caller(cwd, env, stdin) as (out, err):
+                outcome = run([str(a) for a in argv])
+        except Exception as e:  # a fault of ours: the caller answers in-process, as before
+            return {"fallback": f"{type(e).__name__}: {e}"}
+        return {
+            "stdout": out.getvalue() + outcome.stdout,
+            "stderr": err.getvalue() + outcome.stderr,
+            "code": outcome.code,
+        }
+
+
+def _read_all(conn: socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = conn.recv(1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return b"".join(chunks)
+
+
+@contextlib.contextmanager
+def _as_caller(
+    cwd: str, env: dict[str, Any], stdin: bytes
+) -> Iterator[tuple[io.StringIO, io.StringIO]]:
+    """The caller's cwd, KB_* environment and stdin for one verb, restored after; what the
+    verb writes to the streams itself is kept for the reply."""
+    here = os.getcwd()
+    saved = {k: v for k, v in os.environ.items() if k.startswith("KB_") or k in client._ENV_NAMES}
+    streams = sys.stdin, sys.stdout, sys.stderr
+    out, err = io.StringIO(), io.StringIO()
+    os.chdir(cwd)
+    try:
+        for k in saved:
+            del os.environ[k]
+        os.environ.update({str(k): str(v) for k, v in env.items()})
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+        sys.stdout, sys.stderr = out, err
+        yield out, err
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = streams
+        for k in [k for k in os.environ if k.startswith("KB_") or k in client._ENV_NAMES]:
+            del os.environ[k]
+        os.environ.update(saved)
+        os.chdir(here)
+
+
+def main(argv: list[str]) -> int:
+    root = os.path.realpath(argv[0])
+    where = Path(client.checked_dir(client.runtime_dir(), create=True))
+    return Daemon(root, where).serve()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,426 @@
+"""The resident kb (issue 27, decision 0036), with real processes: lifecycle, the socket's
+security, the version check, the same answers with and without it, privacy per request,
+the idle timeout and changes on disk. Every daemon a test starts is stopped by the
+fixture's finalizer, by its lock file's pid, whatever the test did."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from kb.shell.daemon import WATCHER_HOW
+from tests.conftest import EXAMPLE_FLEET, Result, _copy
+
+QUESTIONS = (
+    ["route", "how often should I run a backup restore test"],
+    ["route", "meu pod fica em crashloopbackoff no kubernetes, o que olho primeiro", "--json"],
+    ["route", "where can I find cheap flights with a short layover", "--top", "2"],
+    ["route", "how do we roll back a deploy"],  # a refusal: the miss log is written
+    ["route", "how do we roll back a deploy", "--json", "--exit-code"],
+    ["route", "backpu restore", "--context"],
+    ["route", "quillfeather contract"],
+    ["route", "zzz qqq"],
+    ["route", "the"],
+    ["list"],
+    ["list", "--json", "--base", "ada"],
+    ["fleet"],
+    ["fleet", "--json"],
+    ["misses"],
+    ["misses", "--json"],
+)
+BOOT = (
+    {"prompt": "how long can leftovers stay outside the fridge", "session_id": "s1"},
+    {"prompt": "o certificado tls do staging expirou de novo", "session_id": "s1"},
+    {"prompt": "how do we roll back a deploy", "session_id": "s2"},
+    {"prompt": "", "session_id": "s3"},
+)
+
+
+class Daemons:
+    """Runs `kb` (through the entry point that asks a daemon) with its own socket folder."""
+
+    def __init__(self, where: Path, home: Path) -> None:
+        self.where = where
+        self.home = home
+        self.roots: list[Path] = []
+
+    def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
+        env.update({"KB_DAEMON_DIR": str(self.where), "HOME": str(self.home)})
+        env.update(extra or {})
+        return env
+
+    def kb(
+        self,
+        args: Sequence[str],
+        cwd: Path,
+        env: dict[str, str] | None = None,
+        stdin: str | None = None,
+        daemon: bool = True,
+    ) -> Result:
+        extra = dict(env or {})
+        if not daemon:
+            extra["KB_NO_DAEMON"] = "1"
+        proc = subprocess.run(
+            [sys.executable, "-m", "kb", *args],
+            cwd=cwd,
+            env=self.env(extra),
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        return Result(proc)
+
+    def start(self, root: Path, env: dict[str, str] | None = None) -> Result:
+        self.roots.append(root)
+        out = self.kb(["daemon", "start"], root, env)
+        assert out.code == 0, out.stderr
+        return out
+
+    def status(self, root: Path) -> dict[str, object]:
+        out = self.kb(["daemon", "status", "--json"], root)
+        value = json.loads(out.stdout)
+        assert isinstance(value, dict)
+        return value
+
+    def pids(self) -> list[int]:
+        out = []
+        for lock in self.where.glob("*.lock"):
+            try:
+                out.append(int(lock.read_text().split()[0]))
+            except (OSError, ValueError, IndexError):
+                continue
+        return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def daemons(tmp_path: Path) -> Iterator[Daemons]:
+    # A short folder of its own: a socket's path must fit in 107 bytes.
+    where = Path(tempfile.mkdtemp(prefix="kbd-", dir="/tmp")) / "rt"
+    d = Daemons(where, tmp_path)
+    try:
+        yield d
+    finally:
+        for root in d.roots:
+            d.kb(["daemon", "stop"], root)
+        for pid in d.pids():
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(where.parent, ignore_errors=True)
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Path:
+    return _copy(EXAMPLE_FLEET, tmp_path / "fleet")
+
+
+def _requests(d: Daemons, root: Path) -> int:
+    value = d.status(root).get("requests")
+    assert isinstance(value, int)
+    return value
+
+
+def test_start_status_stop(daemons: Daemons, fleet: Path) -> None:
+    none = daemons.kb(["daemon", "status"], fleet)
+    assert none.code == 1 and "none running" in none.stdout
+    started = daemons.start(fleet)
+    assert "started for" in started.stdout
+    again = daemons.kb(["daemon", "start"], fleet)
+    assert again.code == 0 and "already running" in again.stdout
+    assert len(daemons.pids()) == 1
+    status = daemons.status(fleet)
+    assert status["running"] is True and status["same_build"] is True
+    assert status["watch"] == {"mode": "watcher", "how": WATCHER_HOW, "why": ""}
+    assert daemons.kb(["route", "backup restore"], fleet).code == 0
+    assert _requests(daemons, fleet) == 1
+    text = daemons.kb(["daemon", "status"], fleet).stdout
+    for field in ("pid", "version", "uptime", "requests  1 served", "changes", "socket"):
+        assert field in text
+    stopped = daemons.kb(["daemon", "stop"], fleet)
+    assert stopped.code == 0 and f"pid {status['pid']}" in stopped.stdout
+    assert daemons.kb(["daemon", "status"], fleet).code == 1
+    assert not list(daemons.where.glob("*.sock"))
+    assert daemons.kb(["daemon", "stop"], fleet).stdout.startswith("kb daemon: none running")
+
+
+def test_socket_0600_in_a_folder_0700(daemons: Daemons, fleet: Path) -> None:
+    daemons.start(fleet)
+    assert stat.S_IMODE(daemons.where.stat().st_mode) == 0o700
+    (sock,) = daemons.where.glob("*.sock")
+    assert stat.S_ISSOCK(sock.stat().st_mode) and stat.S_IMODE(sock.stat().st_mode) == 0o600
+
+
+def test_a_folder_others_may_write_in_is_refused(daemons: Daemons, fleet: Path) -> None:
+    daemons.where.mkdir(parents=True)
+    daemons.where.chmod(0o777)
+    out = daemons.kb(["daemon", "start"], fleet)
+    assert out.code == 1 and "writable by others" in out.stderr
+    assert not list(daemons.where.glob("*.sock"))
+
+
+def test_another_user_is_refused_even_through_an_open_socket(daemons: Daemons, fleet: Path) -> None:
+    from tests.unprivileged import _user
+
+    user = _user() if os.geteuid() == 0 else None
+    if user is None:
+        pytest.skip("not running as root: there is no second user to connect as")
+    daemons.start(fleet)
+    (sock,) = daemons.where.glob("*.sock")
+    probe = (
+        "import socket, sys\n"
+        "s = socket.socket(socket.AF_UNIX)\n"
+        "try:\n"
+        "    s.connect(sys.argv[1])\n"
+        "except PermissionError:\n"
+        "    print('denied'); raise SystemExit\n"
+        "try:\n"
+        '    s.sendall(b\'{"op": "status"}\\n\'); s.shutdown(socket.SHUT_WR)\n'
+        "    print('answer:' + s.recv(65536).decode())\n"
+        "except (BrokenPipeError, ConnectionResetError):\n"
+        "    print('answer:')\n"
+    )
+    as_user = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
+
+    def connect() -> str:
+        proc = subprocess.run(
+            [*as_user, sys.executable, "-c", probe, str(sock)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd="/",
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.strip()
+
+    assert connect() == "denied"  # the modes alone keep the user out
+    # Opened up by mistake, the peer's uid still keeps it out: closed, unanswered.
+    daemons.where.parent.chmod(0o755)
+    daemons.where.chmod(0o755)
+    sock.chmod(0o666)
+    assert connect() == "answer:"
+    assert _requests(daemons, fleet) == 0
+
+
+def test_another_build_falls_back_and_start_replaces_it(daemons: Daemons, fleet: Path) -> None:
+    daemons.start(fleet, {"KB_TEST_BUILD": "an older kb"})
+    old = daemons.status(fleet)
+    assert old["same_build"] is False
+    text = daemons.kb(["daemon", "status"], fleet).stdout
+    assert "calls are answered in-process" in text
+    for args in QUESTIONS[:3]:
+        with_old = daemons.kb(args, fleet)
+        alone = daemons.kb(args, fleet, daemon=False)
+        assert (with_old.stdout, with_old.stderr, with_old.code) == (
+            alone.stdout,
+            alone.stderr,
+            alone.code,
+        )
+    assert _requests(daemons, fleet) == 0
+    replaced = daemons.kb(["daemon", "start"], fleet)
+    assert f"replacing pid {old['pid']}" in replaced.stdout
+    assert daemons.status(fleet)["same_build"] is True
+
+
+def _normal(text: str, root: Path) -> str:
+    return text.replace(str(root), "<FLEET>")
+
+
+def test_the_same_answers_with_and_without_a_daemon(
+    daemons: Daemons, tmp_path: Path, fleet: Path
+) -> None:
+    alone = _copy(EXAMPLE_FLEET, tmp_path / "alone" / "fleet")
+    for root in (fleet, alone):
+        assert daemons.kb(["index"], root, daemon=False).code == 0
+    daemons.start(fleet)
+    asked = 0
+    for args in QUESTIONS:
+        a = daemons.kb(args, fleet)
+        b = daemons.kb(args, alone, daemon=False)
+        assert (_normal(a.stdout, fleet), _normal(a.stderr, fleet), a.code) == (
+            _normal(b.stdout, alone),
+            _normal(b.stderr, alone),
+            b.code,
+        ), args
+        asked += 1
+    for payload in BOOT:
+        a = daemons.kb(["boot"], fleet, stdin=json.dumps({**payload, "cwd": str(fleet)}))
+        b = daemons.kb(
+            ["boot"], alone, stdin=json.dumps({**payload, "cwd": str(alone)}), daemon=False
+        )
+        assert (_normal(a.stdout, fleet), a.stderr, a.code) == (
+            _normal(b.stdout, alone),
+            b.stderr,
+            b.code,
+        ), payload
+        asked += 1
+    assert _requests(daemons, fleet) == asked  # every one was the daemon's
+    misses = [(r / "kb-misses.txt").read_text(encoding="utf-8") for r in (fleet, alone)]
+    assert misses[0] == misses[1] and "roll back" in misses[0]
+
+
+def test_all_is_a_property_of_a_request(daemons: Daemons, fleet: Path) -> None:
+    daemons.kb(["index", "--all"], fleet, daemon=False)
+    daemons.start(fleet)
+    question = ["route", "quillfeather contract sla credit"]
+    public = daemons.kb(question, fleet, daemon=False)
+    private = daemons.kb([*question, "--all"], fleet)
+    assert "records/quillfeather-contract.md" in private.stdout
+    for args in (question, [*question, "--json"], ["list"], ["list", "--json"]):
+        after = daemons.kb(args, fleet)
+        assert "quillfeather-contract" not in after.stdout, args
+    assert daemons.kb(question, fleet).stdout == public.stdout
+    assert _requests(daemons, fleet) == 6
+
+
+def test_an_idle_daemon_stops(daemons: Daemons, fleet: Path) -> None:
+    daemons.start(fleet, {"KB_DAEMON_IDLE_S": "1"})
+    (pid,) = daemons.pids()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and daemons.kb(["daemon", "status"], fleet).code == 0:
+        time.sleep(0.2)
+    assert daemons.kb(["daemon", "status"], fleet).code == 1
+    assert not _alive(pid) and not list(daemons.where.glob("*.sock"))
+
+
+def test_a_killed_daemon_is_replaced_and_never_answers(daemons: Daemons, fleet: Path) -> None:
+    daemons.start(fleet)
+    (pid,) = daemons.pids()
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(daemons.where.glob("*.sock"))  # a stale socket stays behind
+    question = ["route", "backup restore"]
+    stale = daemons.kb(question, fleet)
+    assert stale.stdout == daemons.kb(question, fleet, daemon=False).stdout
+    assert daemons.kb(["daemon", "status"], fleet).code == 1
+    assert "started for" in daemons.start(fleet).stdout
+    assert daemons.kb(question, fleet).stdout == stale.stdout
+
+
+NOTE = "# Zanzibar ferry timetable\n\n**Search for:** zanzibar ferry, ferry timetable\n\n{body}\n"
+
+
+def _asked_at_once(d: Daemons, root: Path, question: str) -> str:
+    started = time.monotonic()
+    out = d.kb(["route", question, "--json"], root)
+    assert time.monotonic() - started < 1.0 + 0.5  # the process itself; the answer within 1 s
+    assert out.code == 0, out.stderr
+    served = json.loads(out.stdout)["results"]
+    return " ".join(f"{r['base']}/{r['path']}" for r in served)
+
+
+@pytest.mark.parametrize("check", ["", "watcher"])  # the example fleet's own: by stat
+def test_changes_on_disk_are_in_the_next_answer(daemons: Daemons, fleet: Path, check: str) -> None:
+    daemons.kb(["index"], fleet, daemon=False)
+    daemons.start(fleet, {"KB_DAEMON_WATCH": check})
+    question = "zanzibar ferry timetable"
+    assert "zanzibar" not in _asked_at_once(daemons, fleet, question)
+    wrote = daemons.kb(
+        [
+            "write",
+            "clara",
+            "zanzibar",
+            "--keys",
+            "zanzibar ferry, ferry timetable",
+            "--summary",
+            "Ferries to Zanzibar",
+        ],
+        fleet,
+        stdin=NOTE.format(body="The ferry leaves at nine."),
+        daemon=False,
+    )
+    assert wrote.code == 0, wrote.stderr
+    assert "clara/knowledge/zanzibar.md" in _asked_at_once(daemons, fleet, question)
+    # an editor's save, in place: the keys now answer another question
+    note = fleet / "fleet" / "clara" / "knowledge" / "zanzibar.md"
+    note.write_text(NOTE.replace("zanzibar ferry", "pemba dhow").format(body="Dhows."))
+    assert "zanzibar.md" in _asked_at_once(daemons, fleet, "pemba dhow timetable")
+    renamed = note.with_name("pemba.md")
+    note.rename(renamed)
+    seen = _asked_at_once(daemons, fleet, "pemba dhow timetable")
+    assert "clara/knowledge/pemba.md" in seen and "zanzibar.md" not in seen
+    renamed.unlink()
+    assert "pemba.md" not in _asked_at_once(daemons, fleet, "pemba dhow timetable")
+    assert daemons.status(fleet)["watch"]["mode"] == "watcher"  # type: ignore[index]
+
+
+def test_without_a_watcher_each_request_checks_by_stat(daemons: Daemons, fleet: Path) -> None:
+    daemons.kb(["index"], fleet, daemon=False)
+    daemons.start(fleet, {"KB_DAEMON_WATCH": "stat"})
+    watch = daemons.status(fleet)["watch"]
+    assert isinstance(watch, dict) and watch["mode"] == "stat" and watch["why"]
+    assert "a stat pass before every request" in daemons.kb(["daemon", "status"], fleet).stdout
+    note = fleet / "fleet" / "clara" / "knowledge" / "zanzibar.md"
+    note.write_text(NOTE.format(body="The ferry leaves at nine."))
+    assert "zanzibar.md" in _asked_at_once(daemons, fleet, "zanzibar ferry timetable")
+
+
+def test_the_client_imports_nothing_heavy(daemons: Daemons, fleet: Path) -> None:
+    daemons.start(fleet)
+    probe = (
+        "import io, sys, contextlib\n"
+        "sys.argv = ['kb', 'route', 'backup restore']\n"
+        "from kb.shell import client\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    code = client.main()\n"
+        "heavy = [m for m in ('cyclopts', 'attrs', 'sqlite3', 'kb.shell.main', 'kb.io.memory')"
+        " if m in sys.modules]\n"
+        "print(code, heavy, 'verdict' in out.getvalue())\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=fleet,
+        env=daemons.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.stdout.strip() == "0 [] True", proc.stderr
+    assert _requests(daemons, fleet) == 1
+
+
+def test_a_socket_that_answers_nonsense_is_not_believed(daemons: Daemons, fleet: Path) -> None:
+    from kb.shell.client import socket_path
+
+    daemons.where.mkdir(parents=True, mode=0o700)
+    path = socket_path(str(fleet), str(daemons.where))
+    with socket.socket(socket.AF_UNIX) as liar:
+        liar.bind(str(path))
+        liar.listen(1)
+        liar.settimeout(30)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kb", "route", "backup restore"],
+            cwd=fleet,
+            env=daemons.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        conn, _ = liar.accept()
+        conn.recv(65536)
+        conn.sendall(b'{"stdout": 1}\n')
+        conn.close()
+        out, _err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and out == daemons.kb(["route", "backup restore"], fleet).stdout
