@@ -138,12 +138,32 @@ def build_id() -> str:
     return _fnv("|".join(parts).encode())[:16]
 
 
+class NotOurs(OSError):
+    """The process behind a socket is not this user's."""
+
+
+def _server_uid(s: _socket.socket) -> int | None:
+    """The uid of the process that listens on `s` (Linux's SO_PEERCRED: pid, uid, gid as
+    native ints), or None where the system has no such option."""
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    cred = s.getsockopt(_socket.SOL_SOCKET, option, 12)
+    return int.from_bytes(cred[4:8], sys.byteorder)
+
+
 def exchange(path: str, request: dict[str, Any], timeout: float = REPLY_TIMEOUT_S) -> Any:
-    """Send one JSON line, read one JSON line back. Raises OSError or ValueError."""
+    """Send one JSON line, read one JSON line back. Raises OSError or ValueError, and
+    NotOurs before anything is sent when the listening process is another user's: what a
+    daemon prints reaches a hook, and from there a model, so only this user's kb may speak
+    for kb (the daemon checks its callers the same way)."""
     s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         s.settimeout(CONNECT_TIMEOUT_S)
         s.connect(path)
+        uid = _server_uid(s)
+        if uid is not None and uid != os.geteuid():
+            raise NotOurs(f"the process behind {path} runs as uid {uid}")
         s.settimeout(timeout)
         s.sendall(json.dumps(request).encode() + b"\n")
         s.shutdown(_socket.SHUT_WR)
@@ -225,8 +245,15 @@ def ask_daemon(argv: Sequence[str]) -> dict[str, Any] | None:
         _restore(stdin)
         return None
     try:
+        # A socket folder another user could write in may hold anyone's socket: never ask
+        # through it (kb daemon start refuses to make one there, with the reason).
+        directory = checked_dir(runtime_dir(), create=False)
+    except (DirRefused, OSError):
+        _restore(stdin)
+        return None
+    try:
         reply = exchange(
-            socket_path(root),
+            socket_path(root, directory),
             {
                 "op": "run",
                 "build": build_id(),

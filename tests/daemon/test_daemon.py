@@ -424,3 +424,24 @@ def test_a_socket_that_answers_nonsense_is_not_believed(daemons: Daemons, fleet:
         conn.close()
         out, _err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and out == daemons.kb(["route", "backup restore"], fleet).stdout
+
+
+def test_the_client_asks_no_socket_in_a_folder_others_may_write_in(
+    daemons: Daemons, fleet: Path
+) -> None:
+    """A socket planted in a folder another user can write in never hears the question,
+    and never speaks for kb: the client answers in-process."""
+    from kb.shell.client import socket_path
+
+    daemons.where.mkdir(parents=True, mode=0o700)
+    daemons.where.chmod(0o777)
+    path = socket_path(str(fleet), str(daemons.where))
+    with socket.socket(socket.AF_UNIX) as planted:
+        planted.bind(str(path))
+        planted.listen(1)
+        planted.settimeout(2)
+        out = daemons.kb(["route", "backup restore"], fleet)
+        with pytest.raises(TimeoutError):
+            planted.accept()
+    daemons.where.chmod(0o700)
+    assert out.code == 0 and out.stdout == daemons.kb(["route", "backup restore"], fleet).stdout
