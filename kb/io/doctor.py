@@ -40,6 +40,7 @@ from kb.pure.doctor import (
     Resolved,
     SettingsFacts,
     kb_command,
+    probed,
     runs_kb,
 )
 
@@ -270,7 +271,7 @@ def read_settings(path: Path, cwd: Path, env: Mapping[str, str]) -> SettingsFact
             continue
         resolved = resolve_started(words[0], project, {**env, "CLAUDE_PROJECT_DIR": str(project)})
         run = None
-        if resolved.path is not None and not resolved.problem:
+        if resolved.path is not None and not resolved.problem and probed(words):
             payload = json.dumps(
                 {
                     "session_id": PROBE_SESSION,
@@ -347,6 +348,7 @@ def fleet_facts(given: str, include_private: bool) -> FleetFacts:
             miss_log_problem=misslog.unwritable(log) or "",
             miss_waiting=misslog.waiting(log),
             tracked_index=tracked_index(Path(given)),
+            files=sum(len(b.snapshot.files) for b in memory.bases),
         )
 
 

@@ -142,6 +142,17 @@ class FleetFacts:
     # Paths under a `.kb/` folder the fleet's git repository tracks (an index a pull could
     # plant: kb.io.indexowner, docs/security.md)
     tracked_index: tuple[str, ...] = ()
+    files: int = 0  # every file the fleet's bases hold, in scope
+
+
+@frozen
+class DaemonFacts:
+    """The fleet's resident kb (kb daemon): whether one answers, and whether it is this
+    kb's build (one of another build is never asked: its calls run in-process)."""
+
+    running: bool
+    same_build: bool = True
+    pid: int | None = None
 
 
 @frozen
@@ -152,6 +163,7 @@ class DoctorFacts:
     extras: tuple[ExtraFacts, ...]
     settings: tuple[SettingsFacts, ...]  # empty: none found
     mcp: McpFacts | None  # None: no .mcp.json found
+    daemon: DaemonFacts | None = None  # None: not asked (the fleet did not open)
 
 
 @frozen
@@ -271,6 +283,17 @@ def kb_verb(words: Sequence[str]) -> str:
     if words and _basename(words[0]) != "kb" and "-m" in rest:
         rest = rest[rest.index("-m") + 2 :]
     return rest[0] if rest and not rest[0].startswith("-") else ""
+
+
+# The hook verbs `kb doctor` runs once to see them answer: they read, and a probe session id
+# keeps their records apart. Any other (`kb daemon start` at SessionStart) is only resolved:
+# running it would start a process or change the fleet.
+PROBED_VERBS = ("boot", "capture")
+
+
+def probed(words: Sequence[str]) -> bool:
+    """Whether `kb doctor` runs this kb hook command once (kb.io.doctor)."""
+    return kb_verb(words) in PROBED_VERBS
 
 
 def first_program(line: str) -> str | None:
@@ -434,6 +457,9 @@ def _hook(h: HookFacts, shown: str, kb_path: str) -> Check:
         return Check(FIX, subject, _unresolved(r, kb_path, "a hook"))
     run = h.run
     if run is None:
+        verb = kb_verb(kb_command(h.command) or [])
+        if verb and verb not in PROBED_VERBS:
+            return Check(OK, subject, f"kb {verb} resolves; not run (only boot and capture are)")
         return Check(SKIP, subject, "not run")
     if run.code is None:
         return Check(
@@ -496,11 +522,56 @@ def _mcp(facts: DoctorFacts) -> list[Check]:
     return out
 
 
+# Past this many files a one-shot `kb route` pays noticeably for opening the fleet on every
+# hook call, and `kb doctor` suggests a daemon. Measured (decision 0036, a loaded 2-core
+# machine): one-shot `kb route` is about 4x `python -c pass` on the 14-file example fleet,
+# 4.9x (165 ms) on til-dev's 1,871 notes and 8x at 10,000 notes; with a daemon 1.4-1.6x
+# and 2.7x. Below this size the saving is tens of milliseconds per call.
+DAEMON_ADVISED_FILES = 2_000
+
+
+def _daemon(facts: DoctorFacts) -> list[Check]:
+    d, fleet = facts.daemon, facts.fleet
+    if d is None or fleet.problem:
+        return []
+    if d.running and not d.same_build:
+        return [
+            Check(
+                FIX,
+                "daemon",
+                f"one of another kb build is running (pid {d.pid}), so every call is answered "
+                f"in-process; run: kb daemon start {shlex.quote(fleet.given)}",
+            )
+        ]
+    if d.running:
+        return [
+            Check(
+                OK,
+                "daemon",
+                f"running (pid {d.pid}): route, boot, list, fleet and misses are answered by a "
+                "fleet already open",
+            )
+        ]
+    files = _plural(fleet.files, "file")
+    if fleet.files < DAEMON_ADVISED_FILES:
+        return [Check(OK, "daemon", f"none running, and none needed at {files}")]
+    return [
+        Check(
+            SKIP,
+            "daemon",
+            f"none running; at {files} each one-shot kb route or kb boot opens the whole fleet "
+            f"again. Start one (kb daemon start {shlex.quote(fleet.given)}, or in the "
+            "SessionStart hook: docs/hooks.md) and each call is a socket round trip",
+        )
+    ]
+
+
 def checks(facts: DoctorFacts) -> list[Check]:
     kb_line = Check(OK, "kb", f"{facts.kb_path} (paste this path into hooks and .mcp.json)")
     return [
         kb_line,
         *_fleet(facts),
+        *_daemon(facts),
         *_models(facts),
         *_extras(facts),
         *_hooks(facts),

@@ -281,9 +281,7 @@ def prepare(req: NoteRequest) -> Result[Note, Refused]:
         return Failure(Refused(dashed(dashes), judgement=True))
     entry = map_entry(req.slug, summary)
     shown = title or (body_heading(body) or "")
-    return Success(
-        Note(req.slug, folder, text, entry, live, tuple(dead), dashes, shown, derived)
-    )
+    return Success(Note(req.slug, folder, text, entry, live, tuple(dead), dashes, shown, derived))
 
 
 # -- the map ---------------------------------------------------------------------------------

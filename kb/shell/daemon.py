@@ -41,6 +41,7 @@ from kb.shell.outcome import Outcome
 if TYPE_CHECKING:
     from kb.io.live import LiveMemory
     from kb.io.memory import Memory
+    from kb.pure.doctor import DaemonFacts
     from kb.shell.inputs import DaemonInput
 
 # Thirty minutes: a working session's pauses (reading, a meeting) rarely pass it, and an
@@ -107,6 +108,25 @@ def daemon(inp: DaemonInput) -> Outcome:
         stdout=usage_of("daemon"),
         stderr=f"kb daemon: no action '{inp.action}'; it is start, stop or status\n",
         code=2,
+    )
+
+
+def daemon_facts(given: str) -> DaemonFacts:
+    """What `kb doctor` says of the fleet's daemon: running, and of this build?"""
+    from kb.pure.doctor import DaemonFacts
+
+    try:
+        where = Path(client.checked_dir(client.runtime_dir(), create=False))
+    except (client.DirRefused, OSError):
+        return DaemonFacts(running=False)
+    info = _ask_status(_files(os.path.realpath(given), where)[0])
+    if info is None:
+        return DaemonFacts(running=False)
+    pid = info.get("pid")
+    return DaemonFacts(
+        running=True,
+        same_build=info.get("build") == client.build_id(),
+        pid=pid if isinstance(pid, int) else None,
     )
 
 
@@ -467,9 +487,7 @@ class Warm:
     def _watched(self, live: LiveMemory) -> bool:
         """Whether the watcher sees every base: one `attach`ed from outside the fleet root
         makes no event there, so that fleet is checked by stat."""
-        return all(
-            _inside(os.path.realpath(b.snapshot.root), self.root) for b in live.memory.bases
-        )
+        return all(_inside(os.path.realpath(b.snapshot.root), self.root) for b in live.memory.bases)
 
     def begin(self) -> None:
         """A new request: its cookie is not sent yet."""

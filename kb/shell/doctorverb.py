@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from attrs import evolve
+
 from kb.io.doctor import gather
 from kb.pure.doctor import checks, exit_code, render
 from kb.shell.inputs import DoctorInput
@@ -18,5 +20,10 @@ def doctor(inp: DoctorInput) -> Outcome:
             "of a Claude Code settings file (.claude/settings.json)\n",
             code=2,
         )
-    found = checks(gather(inp.path, inp.settings, inp.all))
+    facts = gather(inp.path, inp.settings, inp.all)
+    if not facts.fleet.problem:
+        from kb.shell.daemon import daemon_facts
+
+        facts = evolve(facts, daemon=daemon_facts(inp.path))
+    found = checks(facts)
     return Outcome(stdout=render(found), code=exit_code(found))

@@ -445,3 +445,22 @@ def test_the_client_asks_no_socket_in_a_folder_others_may_write_in(
             planted.accept()
     daemons.where.chmod(0o700)
     assert out.code == 0 and out.stdout == daemons.kb(["route", "backup restore"], fleet).stdout
+
+
+def test_kb_doctor_names_a_running_daemon_and_one_of_another_build(
+    daemons: Daemons, fleet: Path
+) -> None:
+    def daemon_line(env: dict[str, str] | None = None) -> str:
+        out = daemons.kb(["doctor", "."], fleet, env)
+        (line,) = [x for x in out.stdout.splitlines() if x[5:].startswith("daemon:")]
+        return line
+
+    assert daemon_line().startswith("ok   daemon: none running, and none needed at ")
+    daemons.start(fleet)
+    pid = daemons.status(fleet)["pid"]
+    assert daemon_line() == (
+        f"ok   daemon: running (pid {pid}): route, boot, list, fleet and misses are answered "
+        "by a fleet already open"
+    )
+    other = daemon_line({"KB_TEST_BUILD": "another"})
+    assert other.startswith(f"FIX  daemon: one of another kb build is running (pid {pid})")

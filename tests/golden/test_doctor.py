@@ -254,7 +254,7 @@ def test_the_hooks_page_snippet_works_once_its_path_is_filled_in(tmp_path: Path)
     shutil.copytree(EXAMPLE_FLEET, home / "fleet", ignore=shutil.ignore_patterns(".kb"))
     settings = _first_json_block("hooks.md")
     events = settings["hooks"]
-    assert set(events) == {"UserPromptSubmit", "SessionEnd"}
+    assert set(events) == {"SessionStart", "UserPromptSubmit", "SessionEnd"}
     for groups in events.values():
         for hook in groups[0]["hooks"]:
             assert PLACEHOLDER in hook["command"], hook
@@ -265,6 +265,11 @@ def test_the_hooks_page_snippet_works_once_its_path_is_filled_in(tmp_path: Path)
     shown = tmp_path / "settings.json"
     assert f"ok   hook UserPromptSubmit ({shown}): kb boot ran and answered" in lines, done.stdout
     assert f"ok   hook SessionEnd ({shown}): kb capture ran and answered" in lines, done.stdout
+    # resolved, never run: a doctor must not leave a daemon behind
+    assert (
+        f"ok   hook SessionStart ({shown}): kb daemon resolves; not run (only boot and capture are)"
+        in lines
+    ), done.stdout
 
 
 def test_the_mcp_page_snippet_resolves_once_its_path_is_filled_in(

@@ -148,3 +148,30 @@ def test_a_hook_that_answers_is_ok_and_one_that_is_not_kb_is_skipped() -> None:
     assert Check(OK, "hook UserPromptSubmit (s.json)", "kb boot ran and answered") in found
     assert Check(SKIP, "hook Stop (s.json)", "`prettier` is not kb; not run") in found
     assert exit_code(found) == 0
+
+
+def test_the_daemon_line_follows_the_fleet_size_and_the_daemons_build() -> None:
+    from kb.pure.doctor import DAEMON_ADVISED_FILES, DaemonFacts
+
+    def line(fleet: FleetFacts, daemon: DaemonFacts | None) -> list[Check]:
+        return [c for c in checks(_facts(fleet=fleet, daemon=daemon)) if c.subject == "daemon"]
+
+    small = FleetFacts("f", False, bases=1, files=DAEMON_ADVISED_FILES - 1)
+    large = FleetFacts("f", False, bases=1, files=DAEMON_ADVISED_FILES)
+    none = DaemonFacts(running=False)
+    assert [c.status for c in line(small, none)] == [OK]
+    (advice,) = line(large, none)
+    assert advice.status == SKIP and "kb daemon start f" in advice.text  # advice, never a FIX
+    (warm,) = line(large, DaemonFacts(running=True, pid=42))
+    assert warm.status == OK and "pid 42" in warm.text
+    (stale,) = line(small, DaemonFacts(running=True, same_build=False, pid=42))
+    assert stale.status == FIX and "another kb build" in stale.text
+    assert line(large, None) == []  # not asked
+    assert line(FleetFacts("f", False, "does not open"), none) == []
+
+
+def test_only_boot_and_capture_hooks_are_run_by_the_doctor() -> None:
+    from kb.pure.doctor import probed
+
+    assert probed(["kb", "boot", "--all"]) and probed(["/x/kb", "capture"])
+    assert not probed(["kb", "daemon", "start", "fleet"]) and not probed(["kb", "index"])
