@@ -49,7 +49,17 @@ def trigrams(word: str) -> list[str]:
 
 def look_alike(a: str, b: str) -> float:
     ta, tb = trigrams(a), trigrams(b)
-    shared = sum((Counter(ta) & Counter(tb)).values())
+    return _dice(ta, tb, set(ta), set(tb))
+
+
+def _dice(ta: list[str], tb: list[str], sa: set[str], sb: set[str]) -> float:
+    """Dice over the trigram multisets `ta`, `tb` (their sets `sa`, `sb` given): with no
+    trigram repeated in either, the shared count is the sets' intersection, which costs a
+    fifth of two Counters (a refusal at 10,000 notes compares ~1,200 key words)."""
+    if len(sa) == len(ta) and len(sb) == len(tb):
+        shared = len(sa & sb)
+    else:
+        shared = sum((Counter(ta) & Counter(tb)).values())
     return 2.0 * shared / (len(ta) + len(tb))
 
 
@@ -125,11 +135,12 @@ def part_score(part: str, asked: Asked) -> float:
     cannot reach the floor, or no trigram in common (Dice 0), skip the exact comparison."""
     tris = trigrams(part)
     n = len(tris)
+    part_set = set(tris)
     score = 0.0
     for word, word_tris, m in asked:
-        if _could_reach_floor(n, m) and not word_tris.isdisjoint(tris):
-            score = max(score, look_alike(word, part))
-        if score < EDIT_SCORE and typo_of(word, part):
+        if _could_reach_floor(n, m) and not word_tris.isdisjoint(part_set):
+            score = max(score, _dice(trigrams(word), tris, word_tris, part_set))
+        if score < EDIT_SCORE and abs(len(word) - len(part)) <= 1 and typo_of(word, part):
             score = EDIT_SCORE
     return score
 
