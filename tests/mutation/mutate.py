@@ -63,7 +63,11 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "misslog": (
         "kb/pure/misslog.py",
-        ("tests/unit/test_logs.py", "tests/properties/test_misses_properties.py"),
+        (
+            "tests/unit/test_logs.py",
+            "tests/properties/test_misses_properties.py",
+            "tests/properties/test_log_bounds.py",
+        ),
     ),
     "routelogs": (
         "kb/pure/routelogs.py",

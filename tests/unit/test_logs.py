@@ -89,3 +89,60 @@ def test_a_looked_like_line_after_a_damaged_row_is_dropped() -> None:
     text = "x\tnot\ta row\n  looked like: nothing\n1\t2026-01-01\t2026-01-01\tok question\n"
     (miss,) = parse(text)
     assert miss.question == "ok question" and miss.looked_like == ()
+
+
+def test_questions_an_older_kb_logged_whole_are_cut_and_folded_when_they_then_match() -> None:
+    """Rows whose questions read the same once cut to the limit become one row: counts
+    added, the earliest first date, the latest last date; rows that fit are left alone."""
+    from kb.pure.logbounds import MAX_TEXT_CHARS
+    from kb.pure.misslog import Miss, record
+
+    head = "why " + "x" * MAX_TEXT_CHARS
+    old = [
+        Miss(3, "2026-01-05", "2026-02-01", head + " tail one", ()),
+        Miss(2, "2026-01-02", "2026-03-01", head.upper() + " TAIL TWO", ()),
+        Miss(1, "2026-01-09", "2026-01-09", "short question", ()),
+    ]
+    rows = record(old, "another question", (), "2026-04-01")
+    cut_rows = [m for m in rows if m.question.lower().startswith("why ")]
+    assert len(cut_rows) == 1
+    (folded,) = cut_rows
+    assert folded.count == 5 and (folded.first, folded.last) == ("2026-01-02", "2026-03-01")
+    assert len(folded.question) <= MAX_TEXT_CHARS
+    assert {m.question for m in rows} >= {"short question", "another question"}
+    assert [m.count for m in rows] == sorted((m.count for m in rows), reverse=True)
+
+
+def test_recording_a_question_an_older_kb_logged_whole_counts_it_once_more() -> None:
+    from kb.pure.logbounds import MAX_TEXT_CHARS
+    from kb.pure.misslog import Miss, record
+
+    long = "how " + "y" * (MAX_TEXT_CHARS + 50)
+    rows = record([Miss(4, "2026-01-01", "2026-01-01", long, ("a",))], long, ("b",), "2026-02-02")
+    (row,) = rows
+    assert row.count == 5 and row.last == "2026-02-02" and row.looked_like == ("b",)
+    assert row.first == "2026-01-01" and len(row.question) <= MAX_TEXT_CHARS
+
+
+def test_the_question_just_recorded_survives_a_full_log() -> None:
+    from kb.pure.misslog import Miss, record
+
+    full = [Miss(5, "2026-01-01", "2026-01-01", f"question number {i}", ()) for i in range(2000)]
+    rows = record(full, "a brand new question", (), "2026-05-05")
+    assert len(rows) == 2000  # bounded at 2,000 rows
+    assert any(m.question == "a brand new question" and m.count == 1 for m in rows)
+
+
+def test_long_questions_fold_by_lower_case_only() -> None:
+    """Rows are one question when their lower cases match, as everywhere in the log:
+    `STRASSE` is not `straße` (whose upper case is `STRASSE`)."""
+    from kb.pure.logbounds import MAX_TEXT_CHARS
+    from kb.pure.misslog import Miss, record
+
+    pad = "z" * MAX_TEXT_CHARS
+    old = [
+        Miss(1, "2026-01-01", "2026-01-01", "straße " + pad, ()),
+        Miss(1, "2026-01-01", "2026-01-01", "STRASSE " + pad, ()),
+    ]
+    rows = record(old, "other", (), "2026-01-02")
+    assert sorted(m.question[:7] for m in rows if m.question != "other") == ["STRASSE", "straße "]
