@@ -118,7 +118,7 @@ def prepare(module: str, work: Path) -> Path:
         "\n[tool.mutmut]\n"
         f"source_paths = [{json.dumps(source)}]\n"
         f"pytest_add_cli_args_test_selection = {json.dumps(list(tests))}\n"
-        'also_copy = ["kb/", "tests/", "examples/", "skeletons/"]\n'
+        'also_copy = ["kb/", "tests/", "examples/", "skeletons/", "docs/"]\n'
     )
     (copy / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     return copy
@@ -142,6 +142,12 @@ def run(module: str, work: Path, timeout: float) -> dict[str, object]:
     if not stats_file.exists():
         raise SystemExit(f"mutmut did not run on {module}:\n{done.stdout[-3000:]}{done.stderr}")
     stats = json.loads(stats_file.read_text(encoding="utf-8"))
+    if int(stats["total"]) and not any(int(stats[k]) for k in STATS if k != "total"):
+        # mutmut stops before any mutant when the unmutated tests fail (a file the copy
+        # lacks, say): that is no score, and must not read as 0% or pass as 100%
+        raise SystemExit(
+            f"mutmut ran no mutant of {module}; its tests fail unmutated:\n{done.stdout[-3000:]}"
+        )
     listed = subprocess.run(
         [sys.executable, "-m", "mutmut", "results"], cwd=copy, capture_output=True, text=True
     ).stdout
