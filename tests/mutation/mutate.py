@@ -71,7 +71,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "keys": (
         "kb/pure/sources.py",
-        ("tests/properties/test_sources_properties.py",),
+        ("tests/unit/test_sources_rules.py", "tests/properties/test_sources_properties.py"),
     ),
     "chunking": (
         "kb/pure/chunking.py",
