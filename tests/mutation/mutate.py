@@ -67,7 +67,11 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "routelogs": (
         "kb/pure/routelogs.py",
-        ("tests/unit/test_logs.py", "tests/properties/test_routelogs_properties.py"),
+        (
+            "tests/unit/test_logs.py",
+            "tests/unit/test_routelogs_rules.py",
+            "tests/properties/test_routelogs_properties.py",
+        ),
     ),
     "keys": (
         "kb/pure/sources.py",
