@@ -71,11 +71,15 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "routelogs": (
         "kb/pure/routelogs.py",
-        ("tests/unit/test_logs.py", "tests/properties/test_routelogs_properties.py"),
+        (
+            "tests/unit/test_logs.py",
+            "tests/unit/test_routelogs_rules.py",
+            "tests/properties/test_routelogs_properties.py",
+        ),
     ),
     "keys": (
         "kb/pure/sources.py",
-        ("tests/properties/test_sources_properties.py",),
+        ("tests/unit/test_sources_rules.py", "tests/properties/test_sources_properties.py"),
     ),
     "chunking": (
         "kb/pure/chunking.py",
