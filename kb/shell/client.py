@@ -60,6 +60,16 @@ CONNECT_TIMEOUT_S = 0.5
 REPLY_TIMEOUT_S = 60.0
 
 
+# `daemon = auto` in fleet.txt: a call that finds no daemon starts one in the background
+# (and is answered in-process meanwhile). Off by default: a resident process is the user's
+# choice, not kb's.
+AUTO_KEY, AUTO_VALUE = "daemon", "auto"
+# One background start per fleet in this long: the hooks of one burst of prompts start one
+# daemon, not one each (a start takes under a second; a second start while the first daemon
+# is still coming up would take it for a wedged one and replace it).
+AUTO_START_GAP_S = 10.0
+
+
 class DirRefused(Exception):
     """The socket directory is not this user's alone."""
 
@@ -221,6 +231,50 @@ def _root(verb: str, args: Sequence[str], stdin: bytes | None) -> str | None:
     return given if isinstance(given, str) and given.strip() else "."
 
 
+def wants_daemon(root: str) -> bool:
+    """Whether the fleet at `root` asks for a daemon (`daemon = auto` in its fleet.txt, read
+    by the manifest's rules: `#` starts a comment, the first `=` splits key from value)."""
+    try:
+        with open(os.path.join(root, "fleet.txt"), encoding="utf-8", errors="replace") as fh:
+            text = fh.read(1 << 16)
+    except OSError:
+        return False
+    for raw in text.split("\n"):
+        key, eq, value = raw.split("#", 1)[0].partition("=")
+        if eq and key.strip() == AUTO_KEY and value.strip().lower() == AUTO_VALUE:
+            return True
+    return False
+
+
+def _start_in_background(root: str, directory: str) -> None:
+    """`kb daemon start root` as a process of its own, not waited for; at most one per
+    fleet per AUTO_START_GAP_S (a marker file beside the socket, created exclusively)."""
+    import time
+
+    try:
+        checked_dir(directory, create=True)
+        marker = os.path.join(directory, f"{fleet_id(root)}.starting")
+        try:
+            if time.time() - os.stat(marker).st_mtime < AUTO_START_GAP_S:
+                return
+            os.unlink(marker)
+        except FileNotFoundError:
+            pass
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except (DirRefused, OSError):
+        return
+    import subprocess
+
+    subprocess.Popen(
+        [sys.executable, "-m", "kb.shell.client", "daemon", "start", root],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
+
+
 def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k.startswith(_ENV_PREFIX) or k in _ENV_NAMES}
 
@@ -248,6 +302,11 @@ def ask_daemon(argv: Sequence[str]) -> dict[str, Any] | None:
         # A socket folder another user could write in may hold anyone's socket: never ask
         # through it (kb daemon start refuses to make one there, with the reason).
         directory = checked_dir(runtime_dir(), create=False)
+    except FileNotFoundError:  # no daemon has run yet for this user
+        if wants_daemon(root):
+            _start_in_background(root, runtime_dir())
+        _restore(stdin)
+        return None
     except (DirRefused, OSError):
         _restore(stdin)
         return None
@@ -264,6 +323,11 @@ def ask_daemon(argv: Sequence[str]) -> dict[str, Any] | None:
                 "stdin": None if stdin is None else stdin.decode("latin-1"),
             },
         )
+    except (FileNotFoundError, ConnectionRefusedError):  # none running for this fleet
+        if wants_daemon(root):
+            _start_in_background(root, directory)
+        _restore(stdin)
+        return None
     except (OSError, ValueError):
         _restore(stdin)
         return None

@@ -464,3 +464,27 @@ def test_kb_doctor_names_a_running_daemon_and_one_of_another_build(
     )
     other = daemon_line({"KB_TEST_BUILD": "another"})
     assert other.startswith(f"FIX  daemon: one of another kb build is running (pid {pid})")
+
+
+def test_daemon_auto_in_fleet_txt_starts_one_in_the_background(
+    daemons: Daemons, fleet: Path
+) -> None:
+    """Off by default: a plain fleet gets no daemon from a call. With `daemon = auto`, the
+    first call is answered in-process (the same answer) and leaves a daemon behind, which
+    answers the next."""
+    daemons.roots.append(fleet)  # stopped at the end, whatever happens
+    plain = daemons.kb(["route", "backup restore"], fleet)
+    time.sleep(1.0)
+    assert daemons.kb(["daemon", "status"], fleet).code == 1 and not daemons.pids()
+    with (fleet / "fleet.txt").open("a", encoding="utf-8") as fh:
+        fh.write("\ndaemon = auto  # start one on the first call\n")
+    first = daemons.kb(["route", "backup restore"], fleet)
+    assert (first.code, first.stdout) == (plain.code, plain.stdout)
+    deadline = time.monotonic() + 20
+    while daemons.kb(["daemon", "status"], fleet).code != 0:
+        assert time.monotonic() < deadline, "no daemon started"
+        time.sleep(0.2)
+    before = _requests(daemons, fleet)
+    again = daemons.kb(["route", "backup restore"], fleet)
+    assert again.stdout == plain.stdout and _requests(daemons, fleet) == before + 1
+    assert len(daemons.pids()) == 1
