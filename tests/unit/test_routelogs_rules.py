@@ -479,3 +479,23 @@ def test_folded_abstention_dates_widen_to_the_earliest_first() -> None:
     late = abst(first="2026-01-05", last="2026-02-01", message="new")
     (row,) = rl.parse_abstentions(_row(early) + _row(late))
     assert (row.first, row.last, row.message) == ("2026-01-01", "2026-02-01", "new")
+
+
+# -- reading misroutes ------------------------------------------------------------------------
+
+
+def test_a_misroute_comment_is_skipped_even_when_it_looks_like_a_row() -> None:
+    """A `#` line (indented or not) is a comment however many TABs it holds: an unparsable
+    count would otherwise read it as a filing. Blank lines are skipped too."""
+    comment = "# 1\td\td\tada\tbruno\tnot a row\twhy\n" + "   #\td\td\tada\tbruno\tnor this\n"
+    row = "2\td1\td2\tada\tbruno\tm\tw\n"
+    assert rl.parse_misroutes(comment + "\n  \n" + row) == [
+        rl.Misroute(2, "d1", "d2", "ada", "bruno", "m", "w")
+    ]
+
+
+def test_a_misroute_row_needs_six_fields_and_the_why_is_optional() -> None:
+    """Six fields read with an empty why; fewer are skipped and reading goes on after them;
+    an unparsable count reads as one filing."""
+    text = "1\td\td\tada\tbruno\n" + "x\td1\td2\tada\t-\tm\n"
+    assert rl.parse_misroutes(text) == [rl.Misroute(1, "d1", "d2", "ada", None, "m", "")]
