@@ -439,7 +439,10 @@ def test_a_misroute_field_of_exactly_the_limit_is_within_it() -> None:
 
 def test_an_abstention_field_of_exactly_the_limit_is_within_it() -> None:
     """As for misroutes: a row within the limit is left exactly as it was read."""
-    rows = [abst(count=3, message="a\rb"), abst(count=2, subject="y" * MAX_TEXT_CHARS)]
+    rows = [
+        abst(count=3, message="a\rb"),
+        abst(count=2, subject="y" * MAX_TEXT_CHARS, reason="c\rd"),
+    ]
     new = rl.new_abstention("adjacent", None, "zzz", "m", "", (), "2026-02-02")
     assert rl.record_abstention(rows, new)[:2] == rows
 
@@ -499,3 +502,19 @@ def test_a_misroute_row_needs_six_fields_and_the_why_is_optional() -> None:
     an unparsable count reads as one filing."""
     text = "1\td\td\tada\tbruno\n" + "x\td1\td2\tada\t-\tm\n"
     assert rl.parse_misroutes(text) == [rl.Misroute(1, "d1", "d2", "ada", None, "m", "")]
+
+
+def test_misroute_rows_for_one_fault_fold_on_reading() -> None:
+    """Rows sharing a fault (names in any case) fold: counts add, first is the earliest,
+    last the latest, and the why of the row read later replaces the earlier unless empty."""
+    a = rl.misroute_line(mis(count=2, first="2026-01-05", last="2026-01-09", why="old"))
+    b = rl.misroute_line(
+        mis(count=3, first="2026-01-01", last="2026-01-07", chose="ADA", why="new")
+    )
+    c = rl.misroute_line(mis(count=1, first="2026-01-06", last="2026-01-06", why=""))
+    assert rl.parse_misroutes(a + b + c) == [
+        mis(count=6, first="2026-01-01", last="2026-01-09", why="new")
+    ]
+    assert rl.parse_misroutes(b + a) == [
+        mis(count=5, first="2026-01-01", last="2026-01-09", chose="ADA", why="old")
+    ]
