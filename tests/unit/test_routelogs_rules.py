@@ -518,3 +518,21 @@ def test_misroute_rows_for_one_fault_fold_on_reading() -> None:
     assert rl.parse_misroutes(b + a) == [
         mis(count=5, first="2026-01-01", last="2026-01-09", chose="ADA", why="old")
     ]
+
+
+def test_a_crlf_log_reads_like_an_lf_log() -> None:
+    """One CR before each LF is the line ending, not content, down to the last character."""
+    lf = "2\td1\td2\tada\tbruno\tm\twhy\n"
+    assert rl.parse_misroutes(lf.replace("\n", "\r\n")) == rl.parse_misroutes(lf)
+    ab = "2\td1\td2\tadjacent\t-\tvisas\tmsg\treason\tada 1.0\n"
+    assert rl.parse_abstentions(ab.replace("\n", "\r\n")) == rl.parse_abstentions(ab)
+
+
+def test_a_count_of_more_than_eighteen_digits_is_damage() -> None:
+    """Eighteen digits are a count; nineteen are not (a misroute then reads as one filing,
+    an abstention row is skipped)."""
+    big = "9" * 18
+    assert rl.parse_misroutes(f"{big}\td\td\tada\tbruno\tm\n")[0].count == int(big)
+    assert rl.parse_misroutes(f"{big}9\td\td\tada\tbruno\tm\n")[0].count == 1
+    assert rl.parse_abstentions(f"{big}\td\td\tadjacent\t-\ts\tm\n")[0].count == int(big)
+    assert rl.parse_abstentions(f"{big}9\td\td\tadjacent\t-\ts\tm\n") == []
