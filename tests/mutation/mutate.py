@@ -156,6 +156,21 @@ def run(module: str, work: Path, timeout: float) -> dict[str, object]:
         [sys.executable, "-m", "mutmut", "results"], cwd=copy, capture_output=True, text=True
     ).stdout
     surviving = re.findall(r"^\s*(\S+): (survived|no tests)$", listed, re.MULTILINE)
+    # A run that stopped part way (mutmut died, or was stopped) leaves mutants never run;
+    # scoring it would count them neither way and print a score nobody measured.
+    run_all = subprocess.run(
+        [sys.executable, "-m", "mutmut", "results", "--all", "true"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+    ).stdout
+    not_run = len(re.findall(r": not checked$", run_all, re.MULTILINE))
+    if not_run:
+        raise SystemExit(
+            f"mutmut stopped on {module} with {not_run} of {stats['total']} mutants not run "
+            f"(exit {done.returncode}); resume with `python -m mutmut run` in {copy}:\n"
+            f"{done.stdout[-2000:]}{done.stderr[-2000:]}"
+        )
     known = equivalent()
     explained = [name for name, _ in surviving if name in known]
     unexplained = [name for name, _ in surviving if name not in known]

@@ -331,7 +331,7 @@ def test_an_empty_abstentions_log_is_not_an_error() -> None:
 
 def test_every_abstention_shown_needs_its_scored_now_line() -> None:
     """A caller handing fewer `now` lines than rows shown is a bug, said so."""
-    with pytest.raises(ValueError, match="needs its `scored now` line"):
+    with pytest.raises(ValueError, match=r"^every abstention shown needs its `scored now` line$"):
         rl.abstentions_report("L", [abst()], [abst()], [])
 
 
@@ -358,3 +358,181 @@ def test_the_abstentions_report_shows_each_subject_with_then_and_now() -> None:
     )
     one = rl.abstentions_report("L", [abst()], [], [])
     assert "recorded: 1 distinct subject, 1 abstention in total\n" in one
+
+
+# -- the bound: past 2,000 rows the least filed, oldest go, never the one just recorded -------
+
+MAX_ROWS = 2_000
+
+
+def test_the_misroute_just_recorded_survives_the_bound() -> None:
+    """A full log keeps the new filing even though it is the least filed row."""
+    rows = [mis(count=5, message=f"m{i}") for i in range(MAX_ROWS)]
+    out = rl.record_misroute(rows, "new", "ada", "bruno", "", "2026-02-02")
+    assert len(out) == MAX_ROWS and out[-1].message == "new"
+
+
+def test_the_misroute_bound_drops_the_least_filed_before_the_oldest() -> None:
+    """How often a fault was filed comes first; among equals the one seen longest ago goes."""
+    rows = [mis(count=9, message="old", last="2020-01-01")]
+    rows += [mis(count=2, message=f"m{i}", last="2026-01-05") for i in range(MAX_ROWS - 2)]
+    rows += [mis(count=1, message="young", last="2026-01-06")]
+    out = rl.record_misroute(rows, "new", "ada", "bruno", "", "2026-02-02")
+    kept = {m.message for m in out}
+    assert "old" in kept and "young" not in kept and "new" in kept
+    rows = [mis(count=2, message="stale", last="2020-01-01")]
+    rows += [mis(count=2, message=f"m{i}", last="2026-01-05") for i in range(MAX_ROWS - 1)]
+    kept = {m.message for m in rl.record_misroute(rows, "new", "ada", "bruno", "", "2026-02-02")}
+    assert "stale" not in kept and f"m{MAX_ROWS - 2}" in kept and "new" in kept
+
+
+def test_the_abstention_just_recorded_survives_the_bound() -> None:
+    """A full log keeps the new abstention even though it is the least recorded row."""
+    rows = [abst(count=5, subject=f"s{i:04d}") for i in range(MAX_ROWS)]
+    new = rl.new_abstention("adjacent", None, "zzz", "m", "", (), "2026-02-02")
+    out = rl.record_abstention(rows, new)
+    assert len(out) == MAX_ROWS and out[-1].subject == "zzz"
+
+
+def test_the_abstention_bound_drops_the_least_recorded_before_the_oldest() -> None:
+    """Count first; among equals the row seen longest ago goes."""
+    rows = [abst(count=9, subject="old", last="2020-01-01")]
+    rows += [abst(count=2, subject=f"s{i:04d}", last="2026-01-05") for i in range(MAX_ROWS - 2)]
+    rows += [abst(count=1, subject="young", last="2026-01-06")]
+    new = rl.new_abstention("adjacent", None, "zzz", "m", "", (), "2026-02-02")
+    kept = {a.subject for a in rl.record_abstention(rows, new)}
+    assert "old" in kept and "young" not in kept and "zzz" in kept
+    rows = [abst(count=2, subject="a-stale", last="2020-01-01")]
+    rows += [abst(count=2, subject=f"s{i:04d}", last="2026-01-05") for i in range(MAX_ROWS - 1)]
+    kept = {a.subject for a in rl.record_abstention(rows, new)}
+    assert "a-stale" not in kept and f"s{MAX_ROWS - 2:04d}" in kept and "zzz" in kept
+
+
+# -- more recording rules ---------------------------------------------------------------------
+
+
+def test_a_new_misroute_owner_is_stored_as_a_field() -> None:
+    """The owner is flattened and trimmed like every other field of the row."""
+    (row,) = rl.record_misroute([], "m", "ada", " bru\tno ", "", "2026-02-02")
+    assert row.owner == "bru no"
+
+
+@pytest.mark.parametrize("name", ["chose", "owner", "message", "why"])
+def test_an_old_long_misroute_field_is_cut_and_the_rest_kept(name: str) -> None:
+    """Any field past the limit is cut to it; the row keeps its other fields, and rows with
+    no owner stay rows with no owner."""
+    long = "c" * (MAX_TEXT_CHARS + 3)
+    rows = [mis(count=4, **{name: long}), mis(count=2, owner=None, message="n")]
+    out = rl.record_misroute(rows, "other", "ada", None, "", "2026-02-02")
+    want = {"count": 4, name: "c" * MAX_TEXT_CHARS}
+    assert out[0] == mis(**want)
+    assert out[1] == mis(count=2, owner=None, message="n")
+
+
+def test_a_misroute_field_of_exactly_the_limit_is_within_it() -> None:
+    """Nothing is rewritten when no field is past the limit: a row is kept as it was read,
+    a CR a hand edit left inside a field included."""
+    rows = [mis(count=3, message="a\rb"), mis(count=2, message="x" * MAX_TEXT_CHARS)]
+    out = rl.record_misroute(rows, "other", "ada", None, "", "2026-02-02")
+    assert out[:2] == rows
+
+
+def test_an_abstention_field_of_exactly_the_limit_is_within_it() -> None:
+    """As for misroutes: a row within the limit is left exactly as it was read."""
+    rows = [
+        abst(count=3, message="a\rb"),
+        abst(count=2, subject="y" * MAX_TEXT_CHARS, reason="c\rd"),
+    ]
+    new = rl.new_abstention("adjacent", None, "zzz", "m", "", (), "2026-02-02")
+    assert rl.record_abstention(rows, new)[:2] == rows
+
+
+def test_a_long_abstention_with_no_nearest_keeps_no_nearest() -> None:
+    """Cutting a row leaves a missing nearest agent missing."""
+    rows = [abst(subject="s" * (MAX_TEXT_CHARS + 1), nearest=None)]
+    new = rl.new_abstention("adjacent", None, "zzz", "m", "", (), "2026-02-02")
+    assert rl.record_abstention(rows, new)[0].nearest is None
+
+
+def test_a_repeat_abstention_names_todays_nearest_agent() -> None:
+    """The nearest agent is part of today's moment and replaces the old one."""
+    new = rl.new_abstention("adjacent", "bruno", "visas", "m", "", (), "2026-03-03")
+    (row,) = rl.record_abstention([abst()], new)
+    assert row.nearest == "bruno"
+
+
+# -- reading abstentions ----------------------------------------------------------------------
+
+
+def test_an_abstention_row_needs_seven_fields_and_reason_and_contenders_are_optional() -> None:
+    """Seven fields read with no reason and no contenders, eight with a reason; fewer than
+    seven or a bad count skip the row, and reading goes on after it."""
+    seven = "2\td1\td2\tadjacent\t\tvisas\tmsg\n"
+    eight = "3\td1\td2\tuncovered\t-\tbeans\tmsg2\twhy\n"
+    bad = "x\td1\td2\tadjacent\t-\tbad\tmsg\n" + "1\td1\td2\tadjacent\t-\tshort\n"
+    assert rl.parse_abstentions(bad + seven + eight) == [
+        rl.Abstention(3, "d1", "d2", "uncovered", None, "beans", "msg2", "why", ""),
+        rl.Abstention(2, "d1", "d2", "adjacent", None, "visas", "msg", "", ""),
+    ]
+
+
+def test_folded_abstention_dates_widen_to_the_earliest_first() -> None:
+    """The earliest `first` of the rows is kept even when another row describes the subject."""
+    early = abst(first="2026-01-01", last="2026-01-09")
+    late = abst(first="2026-01-05", last="2026-02-01", message="new")
+    (row,) = rl.parse_abstentions(_row(early) + _row(late))
+    assert (row.first, row.last, row.message) == ("2026-01-01", "2026-02-01", "new")
+
+
+# -- reading misroutes ------------------------------------------------------------------------
+
+
+def test_a_misroute_comment_is_skipped_even_when_it_looks_like_a_row() -> None:
+    """A `#` line (indented or not) is a comment however many TABs it holds: an unparsable
+    count would otherwise read it as a filing. Blank lines are skipped too."""
+    comment = "# 1\td\td\tada\tbruno\tnot a row\twhy\n" + "   #\td\td\tada\tbruno\tnor this\n"
+    row = "2\td1\td2\tada\tbruno\tm\tw\n"
+    assert rl.parse_misroutes(comment + "\n  \n" + row) == [
+        rl.Misroute(2, "d1", "d2", "ada", "bruno", "m", "w")
+    ]
+
+
+def test_a_misroute_row_needs_six_fields_and_the_why_is_optional() -> None:
+    """Six fields read with an empty why; fewer are skipped and reading goes on after them;
+    an unparsable count reads as one filing."""
+    text = "1\td\td\tada\tbruno\n" + "x\td1\td2\tada\t-\tm\n"
+    assert rl.parse_misroutes(text) == [rl.Misroute(1, "d1", "d2", "ada", None, "m", "")]
+
+
+def test_misroute_rows_for_one_fault_fold_on_reading() -> None:
+    """Rows sharing a fault (names in any case) fold: counts add, first is the earliest,
+    last the latest, and the why of the row read later replaces the earlier unless empty."""
+    a = rl.misroute_line(mis(count=2, first="2026-01-05", last="2026-01-09", why="old"))
+    b = rl.misroute_line(
+        mis(count=3, first="2026-01-01", last="2026-01-07", chose="ADA", why="new")
+    )
+    c = rl.misroute_line(mis(count=1, first="2026-01-06", last="2026-01-06", why=""))
+    assert rl.parse_misroutes(a + b + c) == [
+        mis(count=6, first="2026-01-01", last="2026-01-09", why="new")
+    ]
+    assert rl.parse_misroutes(b + a) == [
+        mis(count=5, first="2026-01-01", last="2026-01-09", chose="ADA", why="old")
+    ]
+
+
+def test_a_crlf_log_reads_like_an_lf_log() -> None:
+    """One CR before each LF is the line ending, not content, down to the last character."""
+    lf = "2\td1\td2\tada\tbruno\tm\twhy\n"
+    assert rl.parse_misroutes(lf.replace("\n", "\r\n")) == rl.parse_misroutes(lf)
+    ab = "2\td1\td2\tadjacent\t-\tvisas\tmsg\treason\tada 1.0\n"
+    assert rl.parse_abstentions(ab.replace("\n", "\r\n")) == rl.parse_abstentions(ab)
+
+
+def test_a_count_of_more_than_eighteen_digits_is_damage() -> None:
+    """Eighteen digits are a count; nineteen are not (a misroute then reads as one filing,
+    an abstention row is skipped)."""
+    big = "9" * 18
+    assert rl.parse_misroutes(f"{big}\td\td\tada\tbruno\tm\n")[0].count == int(big)
+    assert rl.parse_misroutes(f"{big}9\td\td\tada\tbruno\tm\n")[0].count == 1
+    assert rl.parse_abstentions(f"{big}\td\td\tadjacent\t-\ts\tm\n")[0].count == int(big)
+    assert rl.parse_abstentions(f"{big}9\td\td\tadjacent\t-\ts\tm\n") == []
