@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 from attrs import evolve, frozen
 
-from kb.pure.logbounds import bounded, cut, utf8_len
+from kb.pure.logbounds import cut, keep_recorded
 from kb.pure.session import flatten
 from kb.pure.tokens import normalise, question_terms
 
@@ -241,15 +241,14 @@ def fold_rejection(
     else:
         out.append(Rejection(1, today, today, line, why))
     ranked = sorted(out, key=lambda r: -r.count)
-    recorded = next(i for i, r in enumerate(ranked) if r.line == line)
     return tuple(
-        bounded(
+        keep_recorded(
             ranked,
-            lambda r: utf8_len(_rejection_line(r)),
+            lambda r: r.line == line,
+            _rejection_line,
             lambda r: r.count,
             lambda r: (r.last_seen, r.first_seen),
-            utf8_len(REJECTIONS_HEADER),
-            keep=recorded,
+            REJECTIONS_HEADER,
         )
     )
 

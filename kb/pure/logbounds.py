@@ -116,5 +116,21 @@ def bounded(
     return [r for i, r in enumerate(rows) if i not in dropped]
 
 
+def keep_recorded(
+    rows: Sequence[R],
+    is_recorded: Callable[[R], bool],
+    line: Callable[[R], str],
+    count: Callable[[R], int],
+    seen: Callable[[R], tuple[str, str]],
+    header: str,
+) -> list[R]:
+    """`bounded` for a counted log just written to: each row's bytes are its `line`, the
+    file starts with `header`, and the first row `is_recorded` (the one just recorded) is
+    never dropped. Every counted log records this way (misses, misroutes, abstentions,
+    rejections)."""
+    recorded = next(i for i, r in enumerate(rows) if is_recorded(r))
+    return bounded(rows, lambda r: utf8_len(line(r)), count, seen, utf8_len(header), keep=recorded)
+
+
 def utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 from attrs import evolve, frozen
 
-from kb.pure.logbounds import MAX_TEXT_CHARS, bounded, cut, utf8_len
+from kb.pure.logbounds import MAX_TEXT_CHARS, cut, keep_recorded
 
 LOG_NAME = "kb-misses.txt"
 
@@ -109,14 +109,13 @@ def record(
     if not found:
         out.append(Miss(1, today, today, q, tuple(looked_like)))
     out = ordered(out)
-    recorded = next(i for i, m in enumerate(out) if m.question.lower() == key)
-    return bounded(
+    return keep_recorded(
         out,
-        lambda m: utf8_len(_row(m)),
+        lambda m: m.question.lower() == key,
+        _row,
         lambda m: m.count,
         lambda m: (m.last, m.first),
-        utf8_len(HEADER),
-        keep=recorded,
+        HEADER,
     )
 
 

@@ -49,7 +49,7 @@ from attrs import evolve, frozen
 from returns.result import Failure, Result, Success
 
 from kb.pure.election import ascii_lower
-from kb.pure.logbounds import MAX_TEXT_CHARS, bounded, cut, utf8_len
+from kb.pure.logbounds import MAX_TEXT_CHARS, cut, keep_recorded
 from kb.pure.names import printable
 from kb.pure.plural import counted
 
@@ -223,14 +223,13 @@ def record_misroute(
             )
         )
     out = ordered_misroutes(out)
-    recorded = next(i for i, m in enumerate(out) if _misroute_key_of(m) == key)
-    return bounded(
+    return keep_recorded(
         out,
-        lambda m: utf8_len(misroute_line(m)),
+        lambda m: _misroute_key_of(m) == key,
+        misroute_line,
         lambda m: m.count,
         lambda m: (m.last, m.first),
-        utf8_len(MISROUTES_HEADER),
-        keep=recorded,
+        MISROUTES_HEADER,
     )
 
 
@@ -536,14 +535,13 @@ def record_abstention(rows: Sequence[Abstention], new: Abstention) -> list[Abste
     if not found:
         out.append(new)
     out = ordered_abstentions(out)
-    recorded = next(i for i, a in enumerate(out) if _abstention_key_of(a) == key)
-    return bounded(
+    return keep_recorded(
         out,
-        lambda a: utf8_len(render_abstention(a)),
+        lambda a: _abstention_key_of(a) == key,
+        render_abstention,
         lambda a: a.count,
         lambda a: (a.last, a.first),
-        utf8_len(ABSTENTIONS_HEADER),
-        keep=recorded,
+        ABSTENTIONS_HEADER,
     )
 
 
