@@ -91,7 +91,11 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "checks": (
         "kb/pure/checks.py",
-        ("tests/properties/test_check_properties.py", "tests/unit/test_checks.py"),
+        (
+            "tests/unit/test_checks_rules.py",
+            "tests/unit/test_checks.py",
+            "tests/properties/test_check_properties.py",
+        ),
     ),
 }
 
