@@ -736,7 +736,9 @@ _YAML_BLOCK = (
 # the indicator up to the next `name:` or the end of the line is the value.
 _YAML_FLAT = (
     rf"(?i){_START}([\"']?)(?:{_NAME}|{_KEYISH})\1[ \t]*:[ \t]*[|>][+\-]?[0-9]?[ \t]+"
-    r"(?!\[REDACTED_)([^\n]+?)"
+    # the value starts at its first character: were it to start at a space the indicator's
+    # blanks gave back, a marker behind two blanks would be taken again (`>-  [REDACTED_...`)
+    r"(?![ \t]|\[REDACTED_)([^\n]+?)"
     r"(?=[ \t]+[\"']?[A-Za-z_][A-Za-z0-9_\-]*[\"']?[ \t]*:(?:\s|$)|[ \t]*$)"
 )
 

@@ -529,6 +529,18 @@ def unreadable_count(report: str) -> int:
 PROPERTY_SCALE = max(1, int(os.environ.get("KB_PROPERTY_SCALE", "1") or "1"))
 
 
+# A mutation run (tests/mutation/mutate.py) sets KB_MUTATION_EXAMPLES: there every mutant
+# reruns the properties, and a property that would take tens of seconds a mutant is held to
+# that many examples (the rule tests of the module's unit file do most of the killing).
+# Unset, or 0, on every other run.
+MUTATION_EXAMPLES = max(0, int(os.environ.get("KB_MUTATION_EXAMPLES", "0") or "0"))
+
+
+def capped(n: int) -> int:
+    """`n` examples, or fewer under a mutation run's cap."""
+    return min(n, MUTATION_EXAMPLES) if MUTATION_EXAMPLES else n
+
+
 def examples(n: int) -> int:
-    """`n` examples at this run's scale."""
-    return n * PROPERTY_SCALE
+    """`n` examples at this run's scale (capped under a mutation run)."""
+    return capped(n * PROPERTY_SCALE)

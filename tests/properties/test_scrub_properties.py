@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from kb.pure.scrub import RULES, SHAPES, _shape_source, scrub, shapes_for
 from kb.pure.scrubgate import FOLDED_NEEDS, NEEDS, could_hold_secret
 from tests.conftest import REPO
+from tests.properties.strategies import capped
 
 ALNUM = string.ascii_letters + string.digits
 B64URL = ALNUM + "-_"
@@ -32,7 +33,7 @@ B64 = ALNUM + "+/"
 # what a password may hold inside a URL or an assignment value
 PASSWORD_CHARS = ALNUM + "!#$%^&*+-_~."
 
-PROVERBS = settings(max_examples=300, deadline=None)
+PROVERBS = settings(max_examples=capped(300), deadline=None)
 
 
 @st.composite
