@@ -393,3 +393,20 @@ def test_a_file_that_is_no_counted_log_is_merged_as_a_set_of_lines() -> None:
     theirs = "b\nc\ne\nd\n"
     assert merge_log(base, ours, theirs, "notes.txt") == Merged("c\nd\ne\n")
     assert merge_log("a", "a\nb", "a\nc", "notes.txt") == Merged("a\nb\nc")
+
+
+def test_a_log_is_named_by_the_last_part_of_a_windows_path_too() -> None:
+    # git hands a driver the path as written; on Windows its parts are split by `\`
+    assert log_spec("a\\b\\kb-misses.txt") is log_spec("kb-misses.txt")
+    for name in LOG_NAMES:
+        assert log_spec(f"a\\{name}") is log_spec(name)
+    assert log_spec("kb-misses.txt\\x") is None
+
+
+def test_a_count_problem_reads_the_miss_log_by_its_windows_path_as_spaced() -> None:
+    # the miss log's fields are split by blanks, the other logs' by tabs, whatever the path
+    assert count_problem("a\\kb-misses.txt", "-5 2026-11-01 2026-11-01 b\n") == (
+        1,
+        "the count -5 is negative",
+    )
+    assert count_problem(f"a\\{LOG_NAMES[0]}", "-4\tx\n") == (1, "the count -4 is negative")
