@@ -13,7 +13,6 @@ from kb.pure.checks import (
     LINES_SHOWN,
     PLACE_WIDTH,
     BaseCheck,
-    BaseFacts,
     Finding,
     FleetCheck,
     Group,
@@ -55,11 +54,11 @@ from kb.pure.checks import (
 )
 from kb.pure.manifest import PrivateLayer
 from kb.pure.sources import Record, bibliography_line
+from tests.unit.test_checks import FOLDERS, facts
 
 KEY = "AAAAAAAAAA"
 NEW = "BBBBBBBBBB"
 OTHER = "CCCCCCCCCC"
-FOLDERS = PrivateLayer(whole=False, folders=("profile", "drafts"))
 WHOLE = PrivateLayer(whole=True, folders=())
 KEYS = "**Search for:** alpha, beta, gamma, delta\n"
 
@@ -73,22 +72,6 @@ def record(key: str, title: str = "T", replaces: str | None = None) -> Record:
         retrieval_status="full",
         replaces=replaces,
     )
-
-
-def facts(*texts: tuple[str, str], **kw: object) -> BaseFacts:
-    values: dict[str, object] = {
-        "label": "home",
-        "map_rel": None,
-        "knowledge": "knowledge",
-        "rels": tuple(r for r, _ in texts),
-        "texts": texts,
-        "skipped": (),
-        "private": FOLDERS,
-        "include_private": False,
-        "gitignore": None,
-    }
-    values.update(kw)
-    return BaseFacts(**values)  # type: ignore[arg-type]
 
 
 def bib(r: Record) -> str:
