@@ -72,6 +72,12 @@ class Result:
     ask_ms: list[float] = field(default_factory=list)
     ask_answerable_ms: list[float] = field(default_factory=list)
     ask_absent_ms: list[float] = field(default_factory=list)
+    # the same questions on a Memory held in memory (`Memory.warm`, decision 0037)
+    warm_s: float = 0.0
+    warm_mb: float = 0.0
+    warm_ask_answerable_ms: list[float] = field(default_factory=list)
+    warm_ask_absent_ms: list[float] = field(default_factory=list)
+    warm_same_answers: float = 0.0
     answerable_top1: float = 0.0
     absent_refused: float = 0.0
     route_ms: list[float] = field(default_factory=list)
@@ -87,7 +93,13 @@ class Result:
 
     def summary(self) -> dict[str, object]:
         out = asdict(self)
-        for name in ("ask_ms", "ask_answerable_ms", "ask_absent_ms"):
+        for name in (
+            "ask_ms",
+            "ask_answerable_ms",
+            "ask_absent_ms",
+            "warm_ask_answerable_ms",
+            "warm_ask_absent_ms",
+        ):
             values = out.pop(name)
             stem = name.removesuffix("_ms")
             out[f"{stem}_p50_ms"] = pct(values, 50)
@@ -329,6 +341,7 @@ def measure(
     log(f"{name}: Memory.open cold {res.open_cold_s:.3f} s, warm {res.open_warm_s:.3f} s")
 
     top1 = refused = answerable = absent = 0
+    cold_answers: list[object] = []
     with Memory.open(paths) as memory:
         res.entries = memory.entry_count()
         for i in range(args.queries):
@@ -336,6 +349,7 @@ def measure(
             start = time.perf_counter()
             answer = memory.ask(q.text)
             ms = (time.perf_counter() - start) * 1000
+            cold_answers.append(_answer_facts(answer))
             res.ask_ms.append(ms)
             (res.ask_answerable_ms if q.answerable else res.ask_absent_ms).append(ms)
             if q.answerable:
@@ -347,6 +361,26 @@ def measure(
     res.answerable_top1 = top1 / answerable if answerable else 0.0
     res.absent_refused = refused / absent if absent else 0.0
     log(f"{name}: ask p50 {pct(res.ask_ms, 50):.3f} ms, p95 {pct(res.ask_ms, 95):.3f} ms")
+
+    with Memory.open(paths) as memory:
+        before = _rss_mb()
+        start = time.perf_counter()
+        memory.warm()
+        res.warm_s = time.perf_counter() - start
+        res.warm_mb = _rss_mb() - before
+        same = 0
+        for i in range(args.queries):
+            q = qs[i % len(qs)]
+            start = time.perf_counter()
+            answer = memory.ask(q.text)
+            ms = (time.perf_counter() - start) * 1000
+            (res.warm_ask_answerable_ms if q.answerable else res.warm_ask_absent_ms).append(ms)
+            same += _answer_facts(answer) == cold_answers[i]
+        res.warm_same_answers = same / args.queries if args.queries else 1.0
+    log(
+        f"{name}: warm in {res.warm_s:.2f} s (+{res.warm_mb:.0f} MB), answerable ask p50 "
+        f"{pct(res.warm_ask_answerable_ms, 50):.3f} ms, same answers {res.warm_same_answers:.0%}"
+    )
 
     def route(i: int) -> Run:
         return run([str(KB), "route", qs[i % len(qs)].text, str(fleet)], env, scratch)
@@ -365,6 +399,24 @@ def measure(
     version = [run([str(KB), "--version"], env, scratch) for _ in range(FLOOR_RUNS)]
     res.version_ms = statistics.median(r.seconds for r in version) * 1000
     return res
+
+
+def _answer_facts(answer: object) -> tuple[object, ...]:
+    """What must not change between a cold and a warm Memory: files, scores, verdict."""
+    found = getattr(answer, "found", ())
+    return (
+        tuple((f.base, f.path, f.score) for f in found),
+        getattr(answer, "confidence", None),
+    )
+
+
+def _rss_mb() -> float:
+    """This process's resident memory now (Linux), in MB."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 # -- reporting -------------------------------------------------------------------------
@@ -388,6 +440,23 @@ def table(results: Sequence[Result]) -> str:
         ("`memory.ask` p50, answerable half", lambda r: f"{pct(r.ask_answerable_ms, 50):.3f} ms"),
         ("`memory.ask` p95, answerable half", lambda r: f"{pct(r.ask_answerable_ms, 95):.3f} ms"),
         ("`memory.ask` p50, absent-word half", lambda r: f"{pct(r.ask_absent_ms, 50):.3f} ms"),
+        (
+            "`memory.warm()`: time, resident memory added",
+            lambda r: f"{r.warm_s:.2f} s, {r.warm_mb:.0f} MB",
+        ),
+        (
+            "warm `memory.ask` p50, answerable half",
+            lambda r: f"{pct(r.warm_ask_answerable_ms, 50):.3f} ms",
+        ),
+        (
+            "warm `memory.ask` p95, answerable half",
+            lambda r: f"{pct(r.warm_ask_answerable_ms, 95):.3f} ms",
+        ),
+        (
+            "warm `memory.ask` p50, absent-word half",
+            lambda r: f"{pct(r.warm_ask_absent_ms, 50):.3f} ms",
+        ),
+        ("warm answers equal to cold ones", lambda r: f"{r.warm_same_answers:.0%}"),
         ("answerable questions: source note first", lambda r: f"{r.answerable_top1:.0%}"),
         ("absent-word questions: refused", lambda r: f"{r.absent_refused:.0%}"),
         ("`kb route` process median", lambda r: f"{pct(r.route_ms, 50):.0f} ms"),
@@ -431,6 +500,9 @@ def goals(results: Sequence[Result]) -> list[str]:
         check("ask p50, 10,000 notes", pct(big.ask_ms, 50), 10, "ms")
         check("ask p50, 10,000 notes, answerable half", pct(big.ask_answerable_ms, 50), 10, "ms")
         check("warm no-op re-index, 10,000 notes", big.warm_index_s, 1, "s")
+        warm_answerable = big.warm_ask_answerable_ms
+        check("warm ask p50, 10,000 notes, answerable half", pct(warm_answerable, 50), 5, "ms")
+        check("warm ask p95, 10,000 notes, answerable half", pct(warm_answerable, 95), 20, "ms")
     return out
 
 

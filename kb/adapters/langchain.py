@@ -3,7 +3,7 @@
     from kb import Memory
     from kb.adapters.langchain import KbRetriever
 
-    retriever = KbRetriever(memory=Memory.open("path/to/fleet"))
+    retriever = KbRetriever(memory=Memory.open("path/to/fleet", warm=True))
     docs = retriever.invoke("how do we roll back a deploy?")
 
 One `Document` per file of the answer, its passages as the page content; none when kb's

@@ -3,7 +3,7 @@
     from kb import Memory
     from kb.adapters.llamaindex import KbRetriever
 
-    retriever = KbRetriever(Memory.open("path/to/fleet"))
+    retriever = KbRetriever(Memory.open("path/to/fleet", warm=True))
     nodes = retriever.retrieve("how do we roll back a deploy?")
 
 One `NodeWithScore` per file of the answer (its passages as the node's text, kb's fused

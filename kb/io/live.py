@@ -150,6 +150,7 @@ class LiveMemory:
                 old, self.memory = self.memory, fresh
                 before = set(old.warnings())
                 fresh.resident = old.resident
+                fresh.adopt_warm(old)  # each unchanged base stays held; the rest is read again
                 old.release()
                 self._stamp = stamp_of(fresh)
                 self.reopened += 1

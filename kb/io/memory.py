@@ -12,7 +12,7 @@ import _thread  # the C lock: `threading` costs a hot verb about 1 ms to import
 import enum
 import functools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
@@ -111,6 +111,9 @@ PATHS_SHOWN = 8
 # first 5, 53 / 73 at 15 ms (best chunks alone: 50 / 73 at 12 ms).
 PAGE_CANDIDATES = 10
 DEFAULT_TOP = 5
+# How often a warming thread reads one base again when a write made its read stale before
+# it was installed: a base written to without pause answers from SQLite until it rests.
+WARM_TRIES = 3
 
 # A resident kb (kb.shell.daemon) answers with fleets it holds open: while it is set, each
 # `Memory.open` asks it first, with the paths as given and the scope, and a Memory it
@@ -250,6 +253,13 @@ class Memory:
         self.skipped: list[str] = []
         # Held open by a resident kb across requests: `close` leaves it open (`release`).
         self.resident = False
+        # `warm`: each base's text index and the keyword index are held in memory; a base
+        # whose index a write made stale answers from SQLite until it is read again.
+        self._warm = False
+        self._keywords_warm = False
+        self._warm_pending: list[int] = []  # stores waiting for the warming thread
+        self._warm_worker: object | None = None  # the thread, while it runs
+        self._released = False
 
     @functools.cached_property
     def entries(self) -> tuple[Entry, ...]:
@@ -322,9 +332,11 @@ class Memory:
         paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] = (".",),
         all: bool = False,
         extra_aliases: Sequence[tuple[str, str]] = (),
+        warm: bool = False,
     ) -> Memory:
         """Open every path (a base, or a fleet root expanded into its bases); a `str` or a
-        `Path` is one path.
+        `Path` is one path. `warm`: start holding it in memory in the background, for a
+        caller that will ask many questions (`Memory.warm`).
 
         `extra_aliases` are `(alias, canonical)` pairs held in memory only, after every
         base's own pairs: `kb misses --apply` measures a candidate alias line this way, so
@@ -338,9 +350,9 @@ class Memory:
         # goes to the fleet's root, never among the notes of the folder kb was run from.
         opened = [enclosing_root(given) or given for given in opened]
         if _resident is not None and not extra_aliases:
-            warm = _resident(tuple(opened), all)
-            if warm is not None:
-                return warm
+            held = _resident(tuple(opened), all)
+            if held is not None:
+                return held
         bases: list[OpenBase] = []
         stores: list[Store] = []
         skipped: list[str] = []
@@ -377,6 +389,8 @@ class Memory:
         scope = Scope.ALL if all else Scope.PUBLIC
         memory = cls(opened, scope, bases, stores, rebuilt, extra_aliases)
         memory.skipped = skipped
+        if warm:
+            memory.warm(wait=False)
         return memory
 
     def close(self) -> None:
@@ -385,14 +399,112 @@ class Memory:
 
     def release(self) -> None:
         """Close the index connections, resident or not (its holder's own close)."""
-        for s in self._stores:
-            s.close()
+        with self._lock:
+            self._released = True
+            self._warm_pending.clear()
+            for s in self._stores:
+                s.close()
 
     def __enter__(self) -> Memory:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- held in memory -----------------------------------------------------------------
+
+    def warm(self, wait: bool = True) -> int:
+        """Hold this open fleet in memory for the questions to come: each base's text index
+        (`kb.pure.warmtext`: the same rankings, no SQL per question) and the keyword index.
+        For a caller that asks many questions of one open Memory (a server, an agent
+        framework, the resident kb); a one-shot verb never pays for it. At 10,000 notes it
+        takes about 5 s and 200 MB (benchmarks/README.md). With `wait=False` a thread of
+        its own reads it while questions are answered from SQLite meanwhile, with the same
+        answers. From then on, a base whose index another process rewrites is read again
+        the same way. Returns how many bases are held now (0 when not waiting); a base
+        whose index cannot be held (an older index, a count too large to pack) keeps
+        answering from SQLite."""
+        with self._lock:
+            self._warm = True
+            self._queue_warm(range(len(self._stores)), wait)
+        if not wait:
+            return 0
+        self._warm_all()
+        return sum(1 for store in self._stores if store.warm is not None)
+
+    @property
+    def is_warm(self) -> bool:
+        """Whether every base and the keyword index are held in memory now."""
+        with self._lock:
+            return self._keywords_warm and all(s.warm is not None for s in self._stores)
+
+    def adopt_warm(self, older: Memory) -> None:
+        """Take over what `older` (an earlier open of the same fleet) holds in memory for
+        every base whose index is unchanged, and warm the rest: a resident kb re-opens a
+        fleet after every change on disk, and re-reading every base's index each time
+        would cost seconds for one edited note."""
+        if not older._warm:
+            return
+        held = {store.path: store.warm for store in older._stores if store.warm is not None}
+        with self._lock:
+            for store in self._stores:
+                found = held.get(store.path)
+                if found is not None:
+                    store.adopt_warm(found)
+        self.warm(wait=False)
+
+    def _queue_warm(self, which: Iterable[int], wait: bool) -> None:
+        """Under the lock: put these stores (less the ones held and current) on the warming
+        thread's list, and start it unless the caller reads them itself (`wait`)."""
+        for i in which:
+            if i not in self._warm_pending and not self._stores[i].confirm_warm():
+                self._warm_pending.append(i)
+        if not wait and self._warm_worker is None and not self._released:
+            import threading  # only a warming Memory pays for the import
+
+            worker = threading.Thread(target=self._warm_all, name="kb-warm", daemon=True)
+            self._warm_worker = worker
+            worker.start()
+
+    def _warm_all(self) -> None:
+        """Read every pending store into memory, each through a connection of its own and
+        outside the lock (questions go on meanwhile), then install it under the lock, where
+        the store checks that its index is still the one read (a write in between sends it
+        round again, at most `WARM_TRIES` times). Last, the keyword index."""
+        tries: dict[int, int] = {}
+        try:
+            while True:
+                with self._lock:
+                    if self._released or not self._warm_pending:
+                        break
+                    i = self._warm_pending.pop(0)
+                    store = self._stores[i]
+                    if not store.reads_apart:  # an index in memory has one connection
+                        store.load_warm()
+                        continue
+                read = store.read_warm()
+                with self._lock:
+                    if self._released:
+                        break
+                    if read is not None and not store.install_warm(read):
+                        tries[i] = tries.get(i, 0) + 1
+                        if tries[i] < WARM_TRIES:
+                            self._warm_pending.append(i)
+            with self._lock:
+                if not self._released and not self._keywords_warm:
+                    # built now, every entry prepared for scoring, not on a question
+                    self.keywords.prepare_all()
+                    self._keywords_warm = True
+        finally:
+            with self._lock:
+                self._warm_worker = None
+
+    def _rewarm(self) -> None:
+        """Before a question of a warm Memory: any base whose index changed since it was
+        read answers from SQLite and is read again in the background."""
+        stale = [i for i, store in enumerate(self._stores) if not store.confirm_warm()]
+        if stale:
+            self._queue_warm(stale, wait=False)
 
     # -- facts about the open fleet ------------------------------------------------------
 
@@ -448,7 +560,7 @@ class Memory:
         be) name the candidates and count each word's document frequency over the entries
         in scope; only the candidates' headers are decoded, and each is scored by the same
         function as the in-memory index, so both rank alike (tests/properties)."""
-        if not self._postings:
+        if not self._postings or self._keywords_warm:
             index = self.keywords
             held = frozenset(t for t in terms if index.holds(t))
             return index.rank(terms, top), index.idf, held
@@ -543,6 +655,9 @@ class Memory:
         per_base = max(BASE_CANDIDATES, limit // TEXT_OVERSAMPLE)
         if not terms or limit <= 0:
             return [], ["" for _ in self._stores], fleet_stats(()), {}
+        if self._warm:
+            self._rewarm()
+        ranked: list[tuple[int, list[tuple[int, str, str]]]] = []
         for i, (store, scope) in enumerate(zip(self._stores, self._in_scope, strict=True)):
             base_stats, variants = store.text_stats(terms)
             stats.append(base_stats)
@@ -557,8 +672,15 @@ class Memory:
             else:
                 expr, rows = store.rank(words, per_base, self.include_private)
             exprs.append(expr)
-            kept = [(rowid, base, path) for rowid, base, path in rows if path in scope]
-            counted = store.chunk_counts([rowid for rowid, _, _ in kept])
+            ranked.append((i, [(rowid, base, path) for rowid, base, path in rows if path in scope]))
+        fleet = fleet_stats(stats)
+        stem_forms = {t: frozenset(v) for t, v in forms.items()}
+        # Counted once every base has named its words: a warm base counts only the words
+        # scoring reads, and another base's variants are among them.
+        every_form = {f for v in stem_forms.values() for f in v}
+        for i, kept in ranked:
+            store = self._stores[i]
+            counted = store.chunk_counts([rowid for rowid, _, _ in kept], every_form)
             texts = store.chunk_texts([rowid for rowid, _, _ in kept if rowid not in counted])
             for rowid, base, path in kept:
                 if rowid in counted:
@@ -566,8 +688,6 @@ class Memory:
                     candidates.append(Candidate(base, path, rowid, i, heading, "", counts))
                 elif rowid in texts:
                     candidates.append(Candidate(base, path, rowid, i, *texts[rowid]))
-        fleet = fleet_stats(stats)
-        stem_forms = {t: frozenset(v) for t, v in forms.items()}
         scored = score_chunks(terms, candidates, fleet, stem_forms)[:limit]
         file_scores = self._file_scores(scored, terms, fleet, stem_forms)
         stubs = [

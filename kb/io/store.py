@@ -25,7 +25,7 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
@@ -41,6 +41,9 @@ from kb.pure.paths import MAP_NAMES, stem_of
 from kb.pure.suggest import lookup_keys
 from kb.pure.textrank import Counts, PageWords, TextStats, page_counts, page_words
 from kb.pure.tokens import question_terms, stem, words
+
+if TYPE_CHECKING:
+    from kb.pure.warmtext import WarmText
 
 # Bump when parsing rules change: every cached header is then re-read once.
 HEADER_CACHE_VERSION = 15  # 15: kw_trigrams holds the deletion neighbourhoods of short key words
@@ -435,6 +438,10 @@ class Store:
         # recent pages' word lists (`_page_words`), at `_pages_version`
         self._pages: OrderedDict[tuple[int, int], PageWords] = OrderedDict()
         self._pages_version = -2
+        # The text index held in memory (`warm`), and the (data_version, total_changes) of
+        # this connection it was last confirmed at: None when the store answers from SQL.
+        self._warm: WarmText | None = None
+        self._warm_seen: tuple[int, int] | None = None
         _track(self)
 
     @property
@@ -449,6 +456,7 @@ class Store:
             # `data_version` counts per connection: a span map read through the old one
             # is renewed, never compared with the new connection's count
             self._span_map = None
+            self._warm_seen = None  # confirmed again through the new connection
         _track(self)
         return self._conn
 
@@ -1162,6 +1170,9 @@ class Store:
         """The MATCH expression and the best (rowid, base, path) rows, best first."""
         if not terms or limit <= 0:
             return "", []
+        if self._warm is not None:
+            kept, best = self._warm.rank(terms, min(limit, SQL_LIMIT_MAX), include_private)
+            return match_expression(kept), best
         expr = match_expression(self._prune(list(dict.fromkeys(terms))))
         limit = min(limit, SQL_LIMIT_MAX)
         try:
@@ -1215,6 +1226,117 @@ class Store:
                 return out
             window = min(window * 4, SQL_LIMIT_MAX)
 
+    # -- the text index held in memory (kb.pure.warmtext) -------------------------------
+
+    def read_warm(self) -> WarmText | None:
+        """This base's text index read into memory, through a connection of its own (so a
+        thread may read it while questions use `conn`), in one read transaction (so the
+        stamp and the rows are one state). Not yet used: `install_warm` holds it. None
+        when the index cannot be read or does not fit (an older index without stored
+        counts or spans, a count too large to pack); an index in memory is read through
+        its only connection."""
+        from kb.pure.warmtext import ChunkFacts, FileFacts, StemRules, Unpackable, warm_text
+
+        own = self._reopen is not None
+        try:
+            conn = self._reopen() if self._reopen is not None else self.conn
+        except (sqlite3.Error, StoreError, OSError):
+            return None
+        try:
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab "
+                "USING fts5vocab(main, chunks, 'row')"
+            )
+            conn.execute("BEGIN")
+            try:
+                stamp = _warm_stamp(conn)
+                row = conn.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
+                counts = _varints(bytes(row[0])) if row else []
+                chunks, tokens = (counts[0], sum(counts[1:])) if counts else (0, 0)
+                held = int(conn.execute("SELECT COUNT(*) FROM chunk_counts").fetchone()[0])
+                if held != chunks:
+                    return None  # chunks without stored counts: an older index
+                vocabulary = conn.execute("SELECT term, doc FROM temp.kb_vocab").fetchall()
+                pages = int(conn.execute("SELECT COUNT(*) FROM chunk_spans").fetchone()[0])
+                stored = [
+                    ChunkFacts(int(rowid), str(heading or ""), *_stored_words(str(words_of)))
+                    for rowid, heading, words_of in conn.execute(
+                        "SELECT k.rowid, c.heading_path, k.counts FROM chunk_counts k "
+                        "JOIN chunks c ON c.rowid = k.rowid ORDER BY k.rowid"
+                    )
+                ]
+                files = [
+                    FileFacts(str(b), str(p), int(first), int(last), bool(private))
+                    for b, p, first, last, private in conn.execute(
+                        "SELECT s.base, s.path, s.first, s.last, f.private FROM chunk_spans s "
+                        "JOIN files f ON f.base = s.base AND f.path = s.path"
+                    )
+                ]
+            finally:
+                conn.execute("COMMIT")
+            rules = StemRules(STEM_SCAN_MAX, STEM_CLASS_MAX, PRUNE_MIN_CHUNKS)
+            return warm_text(stamp, rules, chunks, tokens, vocabulary, stored, files, pages)
+        except (sqlite3.Error, ValueError, TypeError, IndexError, Unpackable):
+            return None
+        finally:
+            if own:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+
+    @property
+    def reads_apart(self) -> bool:
+        """Whether `read_warm` reads through a connection of its own (not an index in memory)."""
+        return self._reopen is not None
+
+    def install_warm(self, warm: WarmText) -> bool:
+        """Hold `warm` if the index is still the one it was read from (checked through this
+        store's own connection); False, and nothing held, if a write came between."""
+        try:
+            if _warm_stamp(self.conn) != warm.stamp:
+                return False
+            self._warm = warm
+            self._warm_seen = (self._data_version(), self.conn.total_changes)
+        except sqlite3.Error:
+            return False
+        return True
+
+    def adopt_warm(self, warm: WarmText) -> None:
+        """Hold `warm`, read by an earlier open of this index, when it still matches."""
+        self.install_warm(warm)
+
+    def load_warm(self) -> WarmText | None:
+        """`read_warm` then `install_warm`, in this thread."""
+        warm = self.read_warm()
+        return warm if warm is not None and self.install_warm(warm) else None
+
+    def _data_version(self) -> int:
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def confirm_warm(self) -> bool:
+        """Whether the in-memory copy still is the index: nothing written since it was last
+        confirmed (by another connection, `data_version`, or this one, `total_changes`), or
+        its stamp unchanged by what was written. A stale copy is dropped (`load_warm` reads
+        it again)."""
+        warm = self._warm
+        if warm is None:
+            return False
+        try:
+            seen = (self._data_version(), self.conn.total_changes)
+            if seen != self._warm_seen:
+                if _warm_stamp(self.conn) != warm.stamp:
+                    self._warm = self._warm_seen = None
+                    return False
+                self._warm_seen = seen
+        except sqlite3.Error:
+            self._warm = self._warm_seen = None
+            return False
+        return True
+
+    @property
+    def warm(self) -> WarmText | None:
+        """The in-memory copy as last confirmed (`confirm_warm`), or None."""
+        return self._warm
+
     def text_stats(self, terms: Sequence[str]) -> tuple[TextStats, dict[str, tuple[str, ...]]]:
         """This index's chunk count, token count and, per question word, the chunk
         frequency of its stem class, with the indexed words in that class (`commit` ->
@@ -1223,6 +1345,8 @@ class Store:
         record and a `fts5vocab` view in the temp schema (so a read-only index serves too),
         scanned by each stem as a prefix. Never raises: an index it cannot read counts as
         empty and offers only the words themselves."""
+        if self._warm is not None:
+            return self._warm.stats(terms)
         variants: dict[str, tuple[str, ...]] = {t: (t,) for t in terms}
         try:
             version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
@@ -1358,6 +1482,8 @@ class Store:
         """The terms the text index holds as exact words (not only by stem), read from the
         stem classes `text_stats` found for them; a word that could lie past a class's cap
         or a scan's bound is looked up itself. Call after `text_stats` of the same terms."""
+        if self._warm is not None:
+            return self._warm.known_words(terms)
         known: set[str] = set()
         try:
             for term in terms:
@@ -1385,6 +1511,8 @@ class Store:
         `forms` occurs in its chunks' heading paths and texts, summed over the chunks, and
         their length in words (`textrank.page_score` scores the page as one document). A
         path held in one chunk is left out: its page is its chunk."""
+        if self._warm is not None:
+            return self._warm.page_counts(base, paths, forms)
         out: dict[str, Counts] = {}
         wanted = sorted(set(paths))
         asked = sorted(set(forms))
@@ -1425,6 +1553,8 @@ class Store:
 
     def page_total(self) -> int:
         """How many files the text index holds (the page count of page-level BM25)."""
+        if self._warm is not None:
+            return self._warm.pages
         if self._page_total is None or self._page_version != self._vocab_version:
             try:
                 row = self.conn.execute("SELECT COUNT(*) FROM chunk_spans").fetchone()
@@ -1515,6 +1645,8 @@ class Store:
         (a stem is a prefix of its word, so the word lies in that range) and found no word
         of the class, or a current `text_words` with no row for the stem. False when in
         doubt: the query then runs."""
+        if self._warm is not None:
+            return self._warm.holds_none(terms)
         for term in terms:
             if not (term.isascii() and term.isalnum() and term == term.lower()):
                 return False
@@ -1523,9 +1655,14 @@ class Store:
                 return False
         return bool(terms)
 
-    def chunk_counts(self, rowids: Sequence[int]) -> dict[int, tuple[str, Counts]]:
+    def chunk_counts(
+        self, rowids: Sequence[int], forms: Iterable[str] | None = None
+    ) -> dict[int, tuple[str, Counts]]:
         """rowid -> (heading_path, word counts) for the chunks whose counts the index holds
-        (an index written before `chunk_counts` holds none: `chunk_texts` then)."""
+        (an index written before `chunk_counts` holds none: `chunk_texts` then). Given
+        `forms`, a warm store counts only those words (all that scoring reads)."""
+        if self._warm is not None and forms is not None:
+            return self._warm.chunk_counts(rowids, forms)
         out: dict[int, tuple[str, Counts]] = {}
         wanted = list(rowids)
         try:
@@ -1660,6 +1797,19 @@ def _ordered(groups: dict[str, list[Any]], presorted: bool = False) -> list[tupl
         for key in sorted(groups)
         for value in (groups[key] if presorted else sorted(groups[key]))
     ]
+
+
+def _warm_stamp(conn: sqlite3.Connection) -> bytes:
+    """What an in-memory copy of a text index must match (`Store.read_warm`): the FTS5
+    structure record (every write of the text index changes it) and the private files (a
+    file declared private may change no chunk)."""
+    row = conn.execute(f"SELECT block FROM chunks_data WHERE id = {FTS5_STRUCTURE_ID}")
+    found = row.fetchone()
+    private = conn.execute(
+        "SELECT base, path FROM files WHERE private = 1 ORDER BY base, path"
+    ).fetchall()
+    listed = "\n".join(f"{b}\t{p}" for b, p in private)
+    return (bytes(found[0]) if found else b"") + b"\0" + listed.encode("utf-8", "surrogatepass")
 
 
 def counts_text(heading_path: str, text: str) -> str:

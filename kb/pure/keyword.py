@@ -150,6 +150,12 @@ class KeywordIndex:
             found = self._prepared[i] = prepared_from(self._entries[i], self._sets[i])
         return found
 
+    def prepare_all(self) -> None:
+        """Every entry prepared now (a Memory held warm for many questions: about 0.3 s at
+        10,000 notes, which would otherwise fall on the first questions to reach each)."""
+        for i in range(self.total):
+            self.prepared_at(i)
+
     def holds(self, term: str) -> bool:
         """Whether some entry's vocabulary (keys, title, stem, purpose) holds the word."""
         return term in self._postings

@@ -462,7 +462,8 @@ class Warm:
             held = self._open.get(key)
             if held is None:
                 generation = self.watcher.generation
-                memory = Memory.open(list(opened), all=include_private)
+                # held in memory in the background: the first answers come from SQLite
+                memory = Memory.open(list(opened), all=include_private, warm=True)
                 memory.resident = True
                 # cost 0 until measured: the first reuse checks by stat and times it
                 self._open[key] = (LiveMemory(memory), generation, 0.0)

@@ -191,7 +191,7 @@ def serve_http(
         return 2
     token, generated = got
     try:
-        memory = Memory.open(paths, all=include_private)
+        memory = Memory.open(paths, all=include_private, warm=True)
     except OpenError as e:
         err.write(f"kb serve: {e}\n")
         return 1

@@ -233,7 +233,7 @@ def serve(
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     try:
-        memory = Memory.open(paths, all=include_private)
+        memory = Memory.open(paths, all=include_private, warm=True)
     except OpenError as e:
         stderr.write(f"kb serve: {e}\n")
         return 1

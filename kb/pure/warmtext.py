@@ -1,0 +1,376 @@
+"""One base's text index held in memory: what its FTS5 index answers a question, without SQL.
+
+A resident kb (the daemon, `kb serve`, a library `Memory` asked many questions) asks the same
+few things of every base for every question: each question word's stem class and chunk
+frequency, the base's own best chunks by FTS5's bm25, the candidates' word counts and the
+best files' page counts. From SQLite that is about seven queries a base and most of an
+answerable question's time (at 10,000 notes, 11 bases: ~80 queries, 10-20 ms). This module
+holds the same facts as postings (word -> the chunks holding it, with its heading and text
+counts) and answers each of those calls exactly as `kb.io.store.Store` does from SQLite: the
+same stem classes (the vocabulary scanned in FTS5's order, with the same caps), the same
+pruning of common words, and FTS5's own bm25 (its idf, its floor, its column weights, its
+operation order), so the two paths rank alike (tests/properties/test_warm_text_properties.py).
+
+Built from what the index stores (`kb.io.store.Store.warm_text` reads it in one snapshot):
+the averages record's chunk and token totals, the vocabulary with each word's chunk
+frequency, each chunk's stored word lists, and each file's span and private flag.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from attrs import frozen
+
+from kb.pure.textrank import Counts, TextStats
+from kb.pure.tokens import stem
+
+# FTS5's bm25 as `kb.io.store.RANK_ROWID_SQL` calls it: k1 and b are FTS5's built-in
+# constants, and the heading path weighs 2, the text 1 (base and path are unindexed).
+FTS_K1 = 1.2
+FTS_B = 0.75
+FTS_HEADING = 2.0
+FTS_TEXT = 1.0
+# FTS5 floors a word's idf at this when a word is in half the chunks or more (fts5_aux.c).
+FTS_IDF_FLOOR = 1e-6
+
+# A posting packs a chunk's heading count in the high half and its text count in the low
+# half of one unsigned 32-bit value: 4 bytes a posting instead of two Python ints. A count
+# past 65,535 in one chunk (a chunk is at most a few thousand characters) cannot be packed:
+# such a base is not held warm (`Unpackable`) and its questions go to SQLite as before.
+_HALF = 16
+_LOW = (1 << _HALF) - 1
+
+
+class Unpackable(ValueError):
+    """A count or a rowid that the packed postings cannot hold."""
+
+
+@frozen
+class StemRules:
+    """The bounds `kb.io.store` scans a stem class with, so both paths find the same words."""
+
+    scan_max: int  # vocabulary words read past a stem (STEM_SCAN_MAX)
+    class_max: int  # words kept of one class (STEM_CLASS_MAX)
+    prune_min_chunks: int  # a base this large drops its too-common words (PRUNE_MIN_CHUNKS)
+
+
+@frozen
+class ChunkFacts:
+    """One chunk as `Store.warm_text` reads it: its stored heading and text word lists
+    (each joined by single spaces, as `kb.io.store.counts_text` wrote them)."""
+
+    rowid: int
+    heading_path: str
+    head_words: str
+    body_words: str
+
+
+@frozen
+class FileFacts:
+    """One file's chunk span (`first`..`last`, inclusive) and privacy as the index holds them."""
+
+    base: str
+    path: str
+    first: int
+    last: int
+    private: bool
+
+
+@frozen(eq=False)
+class WarmText:
+    """One base's text index in memory. Every method answers as the `Store` method of the
+    same name does from SQLite; `stamp` is the index state it was read at.
+
+    Laid out flat to keep the memory down (about 20 bytes a posting, against 70 as a dict
+    of per-word arrays): a word's postings are `at[id]`..`at[id + 1]` of the posting
+    arrays, and a chunk is known by its place `j` in `rowids` (ascending)."""
+
+    stamp: bytes
+    rules: StemRules
+    chunks: int  # rows, from FTS5's averages record
+    tokens: int  # tokens in every row, from the same record
+    vocabulary: tuple[str, ...]  # every indexed word, in FTS5's (code point) order
+    ids: Mapping[str, int]  # word -> its place in `vocabulary`
+    doc: array[int]  # by word id: how many chunks hold it (FTS5's count)
+    at: array[int]  # by word id: where its postings start (one more entry: the end)
+    post_chunk: array[int]  # by posting: the chunk's place j
+    post_counts: array[int]  # by posting: heading count << 16 | text count
+    # by posting: bm25's term weight before idf, (f * (k1 + 1)) / (f + norm): computed once,
+    # so a question multiplies and adds (a third of the time)
+    post_weight: array[float]
+    rowids: array[int]  # by j: the chunk's rowid
+    lengths: array[int]  # by j: words in the chunk, heading path included
+    headings: Sequence[str]  # by j: the heading path
+    file_of: array[int]  # by j: its file's place in `files`
+    files: Sequence[FileFacts]
+    private: frozenset[int]  # the j of every private chunk
+    spans: Mapping[tuple[str, str], FileFacts]  # (base, path) -> its file
+    pages: int  # files the index holds (every span, as `Store.page_total` counts them)
+
+    def _doc(self, word: str) -> int:
+        i = self.ids.get(word)
+        return 0 if i is None else self.doc[i]
+
+    # -- the stem classes (`Store.text_stats`, `known_words`) ---------------------------
+
+    def stem_class(self, root: str) -> tuple[list[tuple[str, int]], bool]:
+        """Every indexed word whose stem is `root` with its chunk frequency, capped, and
+        whether the scan covered the whole prefix range (as `Store._stem_class` scans it)."""
+        upper = root[:-1] + chr(ord(root[-1]) + 1) if root else ""
+        start = bisect_left(self.vocabulary, root)
+        end = bisect_left(self.vocabulary, upper, lo=start) if upper else len(self.vocabulary)
+        scanned = range(start, min(end, start + self.rules.scan_max))
+        found = [
+            (self.vocabulary[i], self.doc[i]) for i in scanned if stem(self.vocabulary[i]) == root
+        ][: self.rules.class_max]
+        return found, end - start < self.rules.scan_max
+
+    def stats(self, terms: Sequence[str]) -> tuple[TextStats, dict[str, tuple[str, ...]]]:
+        """`Store.text_stats`: the totals, each word's stem-class chunk frequency, and the
+        indexed words in its class."""
+        variants: dict[str, tuple[str, ...]] = {}
+        df: list[tuple[str, int]] = []
+        for term in terms:
+            found, _ = self.stem_class(stem(term))
+            words = tuple(w for w, _ in found) or (term,)
+            variants[term] = words if term in words else (term, *words)
+            df.append((term, sum(d for _, d in found)))
+        return TextStats(self.chunks, self.tokens, tuple(df)), variants
+
+    def known_words(self, terms: Sequence[str]) -> set[str]:
+        """`Store.known_words`: the terms found in their own stem class, or, where the class
+        may be cut short, in the vocabulary itself."""
+        known: set[str] = set()
+        for term in terms:
+            found, complete = self.stem_class(stem(term))
+            if any(w == term for w, _ in found) or (
+                (len(found) >= self.rules.class_max or not complete) and term in self.ids
+            ):
+                known.add(term)
+        return known
+
+    def holds_none(self, words: Sequence[str]) -> bool:
+        """No chunk holds any of `words` (a MATCH of them returns nothing)."""
+        return bool(words) and not any(self._doc(w) for w in words)
+
+    # -- the base's own ranking (`Store.rank`) -----------------------------------------
+
+    def pruned(self, words: Sequence[str]) -> list[str]:
+        """`Store._prune`: in a base of `prune_min_chunks` chunks or more, the words held by
+        more than a quarter of its chunks are dropped, unless that drops them all."""
+        terms = list(dict.fromkeys(words))
+        if self.chunks < self.rules.prune_min_chunks:
+            return terms
+        ceiling = self.chunks // 4
+        return [t for t in terms if self._doc(t) <= ceiling] or terms
+
+    def rank(
+        self, words: Sequence[str], limit: int, include_private: bool
+    ) -> tuple[list[str], list[tuple[int, str, str]]]:
+        """The words the MATCH expression asks for and the best (rowid, base, path) rows
+        by FTS5's bm25, best first (equal scores by rowid), private rows left out unless
+        `include_private`: what `Store.rank` returns, bar the expression's quoting. A term
+        weight is computed once per posting (`post_weight`), so a score can differ from
+        FTS5's in its last bit; only a tie at the limit could then be cut differently."""
+        kept = self.pruned(words)
+        if not kept or limit <= 0:
+            return kept, []
+        rows = self.chunks
+        scores: dict[int, float] = {}
+        get = scores.get
+        for word in kept:
+            i = self.ids.get(word)
+            if i is None or not self.doc[i]:
+                continue
+            hits = self.doc[i]
+            idf = math.log((rows - hits + 0.5) / (hits + 0.5))
+            if idf <= 0.0:
+                idf = FTS_IDF_FLOOR
+            lo, hi = self.at[i], self.at[i + 1]
+            for j, part in zip(self.post_chunk[lo:hi], self.post_weight[lo:hi], strict=True):
+                scores[j] = get(j, 0.0) + idf * part
+        if not include_private:
+            for j in self.private.intersection(scores):
+                del scores[j]
+        if len(scores) > limit:
+            # the limit-th best score, by C's sort, then only the chunks at or above it
+            line = sorted(scores.values(), reverse=True)[limit - 1]
+            scores = {j: s for j, s in scores.items() if s >= line}
+        best = sorted(scores.items(), key=lambda js: (-js[1], self.rowids[js[0]]))[:limit]
+        out: list[tuple[int, str, str]] = []
+        for j, _ in best:
+            f = self.files[self.file_of[j]]
+            out.append((self.rowids[j], f.base, f.path))
+        return kept, out
+
+    # -- counts for scoring again (`Store.chunk_counts`, `page_counts`) -----------------
+
+    def _place(self, rowid: int) -> int | None:
+        j = bisect_left(self.rowids, rowid)
+        return j if j < len(self.rowids) and self.rowids[j] == rowid else None
+
+    def _postings_of(self, word: str) -> tuple[int, int]:
+        i = self.ids.get(word)
+        return (0, 0) if i is None else (self.at[i], self.at[i + 1])
+
+    def chunk_counts(
+        self, rowids: Iterable[int], forms: Iterable[str]
+    ) -> dict[int, tuple[str, Counts]]:
+        """rowid -> (heading path, its counts of `forms`): scoring reads no other word, so
+        the counts are `Store.chunk_counts`' restricted to them, with the same length."""
+        ranges = [(w, *self._postings_of(w)) for w in sorted(set(forms))]
+        out: dict[int, tuple[str, Counts]] = {}
+        for rowid in rowids:
+            j = self._place(rowid)
+            if j is None:
+                continue
+            head: dict[str, int] = {}
+            body: dict[str, int] = {}
+            for w, lo, hi in ranges:
+                k = bisect_left(self.post_chunk, j, lo, hi)
+                if k < hi and self.post_chunk[k] == j:
+                    packed = self.post_counts[k]
+                    if n := packed >> _HALF:
+                        head[w] = n
+                    if n := packed & _LOW:
+                        body[w] = n
+            out[rowid] = (self.headings[j], (head, body, self.lengths[j]))
+        return out
+
+    def page_counts(
+        self, base: str, paths: Iterable[str], forms: Iterable[str]
+    ) -> dict[str, Counts]:
+        """`Store.page_counts`: for each file held in more than one chunk, its counts of
+        `forms` summed over its chunks, and its length in words."""
+        ranges = [(w, *self._postings_of(w)) for w in sorted(set(forms))]
+        out: dict[str, Counts] = {}
+        for path in sorted(set(paths)):
+            span = self.spans.get((base, path))
+            if span is None or span.last <= span.first:
+                continue
+            first = bisect_left(self.rowids, span.first)
+            last = bisect_right(self.rowids, span.last)  # j past the file's last chunk
+            head: dict[str, int] = {}
+            body: dict[str, int] = {}
+            for w, lo, hi in ranges:
+                a = bisect_left(self.post_chunk, first, lo, hi)
+                b = bisect_left(self.post_chunk, last, a, hi)
+                packed = self.post_counts[a:b]
+                if h := sum(p >> _HALF for p in packed):
+                    head[w] = h
+                if t := sum(p & _LOW for p in packed):
+                    body[w] = t
+            out[path] = (head, body, sum(self.lengths[first:last]))
+        return out
+
+
+def warm_text(
+    stamp: bytes,
+    rules: StemRules,
+    chunks: int,
+    tokens: int,
+    vocabulary: Iterable[tuple[str, int]],
+    stored: Iterable[ChunkFacts],
+    files: Iterable[FileFacts],
+    pages: int,
+) -> WarmText:
+    """The in-memory index of one base from what its SQLite index holds. `stored` must come
+    in rowid order. Raises `Unpackable` when a count, a rowid or a chunk does not fit (a
+    base then answers from SQLite). A word the stored lists hold but FTS5's vocabulary does
+    not (the two tokenizers differ on a few exotic characters) is left out: no question
+    can reach it through a stem class, and FTS5 would not match it either."""
+    pairs = sorted((str(w), int(d)) for w, d in vocabulary)
+    words = tuple(w for w, _ in pairs)
+    ids = {w: i for i, w in enumerate(words)}
+    doc = array("i", (d for _, d in pairs))
+    avgdl = tokens / chunks if chunks else 0.0
+    rowids = array("i")
+    lengths = array("i")
+    headings: list[str] = []
+    seen_headings: dict[str, str] = {}
+    # the postings in chunk order first, then grouped by word (a counting sort keeps each
+    # word's chunks in ascending order)
+    by_word = array("i")
+    by_chunk = array("i")
+    by_counts = array("I")
+    sizes = [0] * len(words)
+    try:
+        for j, c in enumerate(stored):
+            head = c.head_words.split()
+            body = c.body_words.split()
+            rowids.append(c.rowid)
+            lengths.append(len(head) + len(body))
+            headings.append(seen_headings.setdefault(c.heading_path, c.heading_path))
+            counted = Counter(body)
+            if counted and max(counted.values()) > _LOW:
+                raise Unpackable(f"a text count of {max(counted.values())}")
+            for w, n in Counter(head).items():
+                if n > _LOW:
+                    raise Unpackable(f"a heading count of {n}")
+                counted[w] += n << _HALF
+            for w, n in counted.items():
+                i = ids.get(w)
+                if i is not None:
+                    by_word.append(i)
+                    by_chunk.append(j)
+                    by_counts.append(n)
+                    sizes[i] += 1
+    except OverflowError as e:
+        raise Unpackable(str(e)) from e
+    if any(rowids[k] >= rowids[k + 1] for k in range(len(rowids) - 1)):
+        raise Unpackable("chunks not in rowid order")
+    at = array("q", [0])
+    for n in sizes:
+        at.append(at[-1] + n)
+    total = at[-1]
+    norms = [FTS_K1 * (1 - FTS_B + FTS_B * n / avgdl) if avgdl else FTS_K1 for n in lengths]
+    k1_plus = FTS_K1 + 1.0
+    post_chunk = array("i", bytes(4 * total))
+    post_counts = array("I", bytes(4 * total))
+    post_weight = array("d", bytes(8 * total))
+    place = array("q", at[:-1])
+    for i, j, n in zip(by_word, by_chunk, by_counts, strict=True):
+        k = place[i]
+        place[i] = k + 1
+        post_chunk[k] = j
+        post_counts[k] = n
+        freq = FTS_HEADING * (n >> _HALF) + FTS_TEXT * (n & _LOW)
+        post_weight[k] = (freq * k1_plus) / (freq + norms[j])
+    del by_word, by_chunk, by_counts
+    listed = sorted(files, key=lambda f: f.first)
+    file_of = array("i", [-1] * len(rowids))
+    spans: dict[tuple[str, str], FileFacts] = {}
+    for n, f in enumerate(listed):
+        spans[(f.base, f.path)] = f
+        # later (larger `first`) spans win a shared chunk, as `SpanMap` picks them
+        for j in range(bisect_left(rowids, f.first), bisect_right(rowids, f.last)):
+            file_of[j] = n
+    if any(n < 0 for n in file_of):
+        # `Store.rank` asks the joined query for a chunk outside every span: not warm
+        raise Unpackable("a chunk outside every file's span")
+    return WarmText(
+        stamp=stamp,
+        rules=rules,
+        chunks=chunks,
+        tokens=tokens,
+        vocabulary=words,
+        ids=ids,
+        doc=doc,
+        at=at,
+        post_chunk=post_chunk,
+        post_counts=post_counts,
+        post_weight=post_weight,
+        rowids=rowids,
+        lengths=lengths,
+        headings=headings,
+        file_of=file_of,
+        files=listed,
+        private=frozenset(j for j in range(len(rowids)) if listed[file_of[j]].private),
+        spans=spans,
+        pages=pages,
+    )
