@@ -46,8 +46,7 @@ CONFUSABLES: dict[str, str] = {
 _TABLE = str.maketrans(CONFUSABLES)
 
 
-@functools.lru_cache(maxsize=4096)
-def skeleton(name: str) -> str:
+def _skeleton(name: str) -> str:
     """What `name` looks like: equal skeletons are names a reader cannot tell apart."""
     if name.isascii() and "0" not in name and "1" not in name and "|" not in name:
         return name.lower()  # the common case, at C speed
@@ -55,6 +54,11 @@ def skeleton(name: str) -> str:
     # and after it (for what NFKC makes of full-width and other compatibility forms)
     shown = unicodedata.normalize("NFKC", name.translate(_TABLE)).translate(_TABLE)
     return unicodedata.normalize("NFC", unicodedata.normalize("NFD", shown).casefold())
+
+
+# Cached by wrapping rather than by decorating, so that a mutation run (tests/mutation, which
+# leaves decorated functions alone) reaches the rule itself.
+skeleton = functools.lru_cache(maxsize=4096)(_skeleton)
 
 
 def looks_like(a: str, b: str) -> bool:

@@ -100,6 +100,29 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
             "tests/properties/test_check_properties.py",
         ),
     ),
+    # the safe reader's pure judgement; the unit file drives kb.io.safe_read in process over
+    # a real base in tmp_path (links, FIFOs, hard links), the rules file calls it directly
+    "reading": (
+        "kb/pure/reading.py",
+        ("tests/unit/test_safe_read.py", "tests/unit/test_reading_rules.py"),
+    ),
+    "lookalike": (
+        "kb/pure/lookalike.py",
+        (
+            "tests/unit/test_lookalike_rules.py",
+            "tests/unit/test_private_layer.py",
+            "tests/properties/test_names_properties.py",
+        ),
+    ),
+    "logbounds": (
+        "kb/pure/logbounds.py",
+        (
+            "tests/unit/test_logs.py",
+            "tests/unit/test_routelogs_rules.py",
+            "tests/unit/test_logbounds_rules.py",
+            "tests/properties/test_log_bounds.py",
+        ),
+    ),
 }
 
 # For these modules every property pinned through tests/properties/strategies.py (`examples`,

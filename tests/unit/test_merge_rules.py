@@ -9,6 +9,7 @@ from kb.pure import rejections
 from kb.pure.merge import (
     LOG_NAMES,
     Merged,
+    _sections,
     count_line,
     count_problem,
     log_spec,
@@ -410,3 +411,170 @@ def test_a_count_problem_reads_the_miss_log_by_its_windows_path_as_spaced() -> N
         "the count -5 is negative",
     )
     assert count_problem(f"a\\{LOG_NAMES[0]}", "-4\tx\n") == (1, "the count -4 is negative")
+
+
+# -- rules the mutation run of kb/pure/merge.py found untested (issue 25) ------------------------
+
+REJECTED = rejections.Row(1, "2026-11-01", "2026-11-01", "ann", "s", "l", "why")
+REJECTED_AGAIN = rejections.Row(1, "2026-11-02", "2026-11-02", "ann", "s", "l", "again")
+
+
+def _rows(*rows: rejections.Row) -> str:
+    """Rejection rows without the log's header, as a side that lost it would hold them."""
+    return rejections.render(list(rows))[len(rejections.HEADER) :]
+
+
+def test_the_map_driver_merges_from_the_base_it_is_given() -> None:
+    ours = MAP.replace("- a1\n", "")
+    theirs = MAP.replace("- b1\n", "- b1\n- t1\n")
+    assert merge("map", MAP, ours, theirs) == merge_map(MAP, ours, theirs)
+    assert "- a1" not in merge("map", MAP, ours, theirs).text  # ours deleted it from the base
+
+
+def test_the_log_driver_knows_a_log_by_the_path_git_names() -> None:
+    ours, theirs = _rows(REJECTED), _rows(REJECTED_AGAIN)
+    merged = merge("log", "", ours, theirs, "kb/kb-rejections.txt")
+    [row] = rejections.parse(merged.text)
+    assert (row.count, row.first_seen, row.last_seen) == (2, "2026-11-01", "2026-11-02")
+    # with no name and no header the same texts are only lines
+    assert merge("log", "", ours, theirs) == Merged(ours + theirs)
+
+
+def test_a_log_is_known_by_its_header_on_any_of_the_three_sides() -> None:
+    ours, theirs = _rows(REJECTED), _rows(REJECTED_AGAIN)
+    header = rejections.HEADER
+    for base, a, b in (
+        ("", header + ours, theirs),
+        ("", ours, header + theirs),
+        (header, ours, theirs),
+    ):
+        [row] = rejections.parse(merge_log(base, a, b).text)
+        assert row.count == 2, (base, a, b)
+
+
+def test_a_log_is_known_by_the_first_line_of_its_header_alone() -> None:
+    row = "1 2026-11-01 2026-11-01 q\n"
+    assert log_spec(None, HEADER.split("\n", 1)[0] + "\n" + row) is log_spec("kb-misses.txt")
+    for name in LOG_NAMES:
+        spec = log_spec(name)
+        assert spec is not None
+        assert log_spec(None, spec.header.split("\n", 1)[0] + "\n") is spec
+
+
+def test_a_side_that_is_only_its_header_without_a_final_newline_keeps_it() -> None:
+    merged = merge_misses("", "# mine", _log(Miss(1, "2026-11-01", "2026-11-01", "q", ())))
+    assert merged.text.startswith("# mine\n") and not merged.conflicted
+    assert [m.question for m in parse(merged.text)] == ["q"]
+
+
+def test_the_miss_log_is_read_as_spaced_under_any_folder_depth() -> None:
+    assert count_problem("kb/x/kb-misses.txt", "-5 2026-11-01 2026-11-01 b\n") == (
+        1,
+        "the count -5 is negative",
+    )
+
+
+def test_a_tabbed_count_is_the_field_before_the_first_tab() -> None:
+    row = "-4\t2026-11-01\t2026-11-01\tann\ts\tl\twhy\n"
+    assert count_problem("kb-rejections.txt", row) == (1, "the count -4 is negative")
+
+
+def test_a_refused_count_is_cut_with_dots_only_past_24_characters() -> None:
+    for digits, shown in ((24, "9" * 24), (25, "9" * 24 + "...")):
+        assert count_problem("kb-misroutes.txt", "9" * digits + "\tx\n") == (
+            1,
+            f"the count {shown} is past 1,000,000,000",
+        )
+
+
+def test_six_hashes_still_open_a_section() -> None:
+    base = "###### A\nx\n###### B\ny\n"
+    ours = base.replace("x\n", "x2\n")
+    theirs = base.replace("y\n", "y2\n")
+    assert merge_map(base, ours, theirs) == Merged("###### A\nx2\n###### B\ny2\n")
+
+
+def test_an_empty_base_has_no_final_newline_so_the_side_that_added_one_decides() -> None:
+    assert merge_map("", "## A\n- o", "## B\n- t\n").text == "## B\n- t\n\n## A\n- o\n"
+    assert merge_map("", "## A\n- o\n", "## B\n- t").text == "## B\n- t\n\n## A\n- o\n"
+
+
+def test_a_repeated_heading_is_numbered_by_occurrence_from_zero() -> None:
+    # the property tests read a non-zero occurrence as "this heading repeats"
+    sections, ends = _sections("## N\n- a\n## M\n## N\n## N\n")
+    assert [s.key for s in sections] == [("## N", 0), ("## M", 0), ("## N", 1), ("## N", 2)]
+    assert ends
+    # a map that opens on a heading has no section before it, not an empty one
+    assert [s.key for s in _sections("## A\n")[0]] == [("## A", 0)]
+
+
+def test_a_preamble_theirs_added_is_closed_by_a_blank_line_before_ours_first_heading() -> None:
+    merged = merge_map("## A\n- a\n", "## A\n- a\n- o\n", "top\n## A\n- a\n")
+    assert merged == Merged("top\n\n## A\n- a\n- o\n")
+
+
+def test_an_entry_for_lines_before_the_first_heading_goes_above_their_blank_lines() -> None:
+    base = "\n\n# A\n"
+    assert merge_map(base, "\n\n# A\nx\n", "- t\n\n\n# A\n") == Merged("- t\n\n\n# A\nx\n")
+    # every entry there deleted by one side and another added: the new one alone is left
+    assert merge_map("- a\n# A\n", "- a\n# A\nx\n", "- t\n# A\n") == Merged("- t\n# A\nx\n")
+
+
+def test_a_section_theirs_added_first_goes_just_below_the_lines_before_ours_first_heading() -> None:
+    base = "top\n\n## A\n- a\n"
+    ours = "top ours\n\n## A\n- a\n"
+    theirs = "## N\n- n\n\n## A\n- a\n"
+    assert merge_map(base, ours, theirs) == Merged("top ours\n\n## N\n- n\n\n## A\n- a\n")
+
+
+def test_a_conflict_block_is_followed_by_the_next_section_with_nothing_added() -> None:
+    base = "# MAP\n## A\npa\n## B\npb\n"
+    merged = merge_map(base, base.replace("pa", "po"), base.replace("pa", "pt"))
+    assert merged == Merged(
+        "# MAP\n<<<<<<< ours\n## A\npo\n=======\n## A\npt\n>>>>>>> theirs\n## B\npb\n", True
+    )
+
+
+def test_an_entry_ours_added_to_a_section_theirs_rewrote_is_not_listed_twice() -> None:
+    base = "# MAP\n## A\npa\n## B\npb\n"
+    ours = base.replace("pb\n", "pb\n- x\n")
+    theirs = base.replace("pa\n", "pa2\n- x\n").replace("pb", "pb2")
+    assert merge_map(base, ours, theirs) == Merged("# MAP\n## A\npa2\n- x\n## B\npb2\n")
+    # swapped: ours keeps its x where it put it and theirs' copy is not added again
+    assert merge_map(base, theirs, ours).text.count("- x") == 1
+
+
+def test_an_entry_ours_added_where_theirs_rewrote_is_not_repeated_in_a_new_section() -> None:
+    merged = merge_map("## A\npa\n", "## A\npa\n- x\n", "## A\npa2\n\n## N\n- x\n")
+    assert merged == Merged("## A\npa2\n- x\n\n## N\n")
+
+
+def test_a_line_theirs_added_twice_is_merged_once() -> None:
+    assert merge_log("a\n", "a\nb\n", "a\nn\nn\n", "notes.txt") == Merged("a\nb\nn\n")
+
+
+def test_a_side_equal_to_the_base_gives_the_other_side_byte_for_byte_even_reordered() -> None:
+    assert merge_log("a\nb\n", "a\nb\n", "b\na\n", "notes.txt") == Merged("b\na\n")
+    assert merge_log("x\n", "a\n ", "a\n ", "notes.txt") == Merged("a\n ")
+
+
+def test_the_final_newline_of_a_plain_file_comes_from_the_side_that_changed_it() -> None:
+    assert merge_log("a", "a\nb\n", "a\nc", "notes.txt") == Merged("a\nb\nc\n")
+    assert merge_log("a", "a\nb", "a\nc\n", "notes.txt") == Merged("a\nb\nc\n")
+
+
+def test_an_entry_ours_lists_elsewhere_is_dropped_where_theirs_changed_the_prose() -> None:
+    base = "# MAP\n## A\npa\n## B\npb\n"
+    ours = base.replace("pb\n", "pb\n- x\n")
+    theirs = base.replace("pa\n", "pa2\n- x\n")
+    # ours' copy is listed first, wherever it stands; theirs' prose is still taken
+    assert merge_map(base, ours, theirs) == Merged("# MAP\n## A\npa2\n## B\npb\n- x\n")
+    assert merge_map(base, theirs, ours) == Merged("# MAP\n## A\npa2\n- x\n## B\npb\n")
+
+
+def test_an_entry_the_base_listed_in_two_sections_is_not_dropped_by_a_side_that_kept_both() -> None:
+    # neither side deleted the second `- x`: a merge removes only what a side removed
+    base = "## A\npa\n- x\n## B\npb\n- x\n"
+    ours = base.replace("- x\n## B", "- x\n- o\n## B")
+    theirs = base.replace("pa", "pa2").replace("pb", "pb2")
+    assert merge_map(base, ours, theirs) == Merged("## A\npa2\n- x\n- o\n## B\npb2\n- x\n")

@@ -529,3 +529,14 @@ def test_a_prose_password_already_starting_with_a_marker_is_left_as_it_is() -> N
     # taken for one, whatever follows it
     text = "the password is [REDACTED_x1234567"
     assert scrub(text) == text
+
+
+def test_a_quoted_prose_password_holding_a_bracketed_marker_is_left_as_it_is() -> None:
+    # scrubbing twice changes nothing: `"([REDACTED_…` is a marker however it is opened
+    # (`_is_marker`), though its quotes and bracket hide it from the plain prefix test
+    for text in (
+        'the password is "([REDACTED_SECRET])"',
+        "the password is '{[REDACTED_SECRET]}'",
+        "das Passwort ist `<[REDACTED_SECRET]>`",
+    ):
+        assert scrub(text) == text
