@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 from attrs import evolve, frozen
 
 if TYPE_CHECKING:
+    from threading import Thread
+
     from kb.pure.fleetcard import Card, Member
     from kb.pure.listing import Facets, Row
     from kb.pure.remember import Remembered
@@ -258,7 +260,7 @@ class Memory:
         self._warm = False
         self._keywords_warm = False
         self._warm_pending: list[int] = []  # stores waiting for the warming thread
-        self._warm_worker: object | None = None  # the thread, while it runs
+        self._warm_worker: Thread | None = None  # the thread, while it runs
         self._released = False
 
     @functools.cached_property
@@ -429,6 +431,9 @@ class Memory:
             self._queue_warm(range(len(self._stores)), wait)
         if not wait:
             return 0
+        worker = self._warm_worker  # a thread started earlier may be reading a base
+        if worker is not None:
+            worker.join()  # it takes what is pending, this call's too
         self._warm_all()
         return sum(1 for store in self._stores if store.warm is not None)
 
@@ -462,7 +467,9 @@ class Memory:
         if not wait and self._warm_worker is None and not self._released:
             import threading  # only a warming Memory pays for the import
 
-            worker = threading.Thread(target=self._warm_all, name="kb-warm", daemon=True)
+            worker = threading.Thread(
+                target=self._warm_in_background, name="kb-warm", daemon=True
+            )
             self._warm_worker = worker
             worker.start()
 
@@ -472,29 +479,34 @@ class Memory:
         the store checks that its index is still the one read (a write in between sends it
         round again, at most `WARM_TRIES` times). Last, the keyword index."""
         tries: dict[int, int] = {}
-        try:
-            while True:
-                with self._lock:
-                    if self._released or not self._warm_pending:
-                        break
-                    i = self._warm_pending.pop(0)
-                    store = self._stores[i]
-                    if not store.reads_apart:  # an index in memory has one connection
-                        store.load_warm()
-                        continue
-                read = store.read_warm()
-                with self._lock:
-                    if self._released:
-                        break
-                    if read is not None and not store.install_warm(read):
-                        tries[i] = tries.get(i, 0) + 1
-                        if tries[i] < WARM_TRIES:
-                            self._warm_pending.append(i)
+        while True:
             with self._lock:
-                if not self._released and not self._keywords_warm:
-                    # built now, every entry prepared for scoring, not on a question
-                    self.keywords.prepare_all()
-                    self._keywords_warm = True
+                if self._released or not self._warm_pending:
+                    break
+                i = self._warm_pending.pop(0)
+                store = self._stores[i]
+                if not store.reads_apart:  # an index in memory has one connection
+                    store.load_warm()
+                    continue
+            read = store.read_warm()
+            with self._lock:
+                if self._released:
+                    break
+                if read is not None and not store.install_warm(read):
+                    tries[i] = tries.get(i, 0) + 1
+                    if tries[i] < WARM_TRIES:
+                        self._warm_pending.append(i)
+        with self._lock:
+            if not self._released and not self._keywords_warm:
+                # built now, every entry prepared for scoring, not on a question
+                self.keywords.prepare_all()
+                self._keywords_warm = True
+
+    def _warm_in_background(self) -> None:
+        """The warming thread: `_warm_all`, then it is gone (a later stale base starts
+        another)."""
+        try:
+            self._warm_all()
         finally:
             with self._lock:
                 self._warm_worker = None

@@ -47,7 +47,8 @@ _LOW = (1 << _HALF) - 1
 
 
 class Unpackable(ValueError):
-    """A count or a rowid that the packed postings cannot hold."""
+    """A base the in-memory index cannot hold as it stands (a count too large to pack, a
+    chunk in no file or out of order)."""
 
 
 @frozen
@@ -118,17 +119,22 @@ class WarmText:
 
     # -- the stem classes (`Store.text_stats`, `known_words`) ---------------------------
 
-    def stem_class(self, root: str) -> tuple[list[tuple[str, int]], bool]:
-        """Every indexed word whose stem is `root` with its chunk frequency, capped, and
-        whether the scan covered the whole prefix range (as `Store._stem_class` scans it)."""
-        upper = root[:-1] + chr(ord(root[-1]) + 1) if root else ""
+    def stem_class(self, root: str) -> list[tuple[str, int]]:
+        """Every indexed word whose stem is `root`, with its chunk frequency, as
+        `Store._stem_class` finds them: of the first `scan_max` words from `root` on in
+        vocabulary order (those starting with `root`: a stem is a prefix of its word), the
+        first `class_max` whose stem is `root`."""
+        found: list[tuple[str, int]] = []
         start = bisect_left(self.vocabulary, root)
-        end = bisect_left(self.vocabulary, upper, lo=start) if upper else len(self.vocabulary)
-        scanned = range(start, min(end, start + self.rules.scan_max))
-        found = [
-            (self.vocabulary[i], self.doc[i]) for i in scanned if stem(self.vocabulary[i]) == root
-        ][: self.rules.class_max]
-        return found, end - start < self.rules.scan_max
+        for i in range(start, min(start + self.rules.scan_max, len(self.vocabulary))):
+            word = self.vocabulary[i]
+            if not word.startswith(root):
+                break
+            if stem(word) == root:
+                found.append((word, self.doc[i]))
+                if len(found) == self.rules.class_max:
+                    break
+        return found
 
     def stats(self, terms: Sequence[str]) -> tuple[TextStats, dict[str, tuple[str, ...]]]:
         """`Store.text_stats`: the totals, each word's stem-class chunk frequency, and the
@@ -136,23 +142,18 @@ class WarmText:
         variants: dict[str, tuple[str, ...]] = {}
         df: list[tuple[str, int]] = []
         for term in terms:
-            found, _ = self.stem_class(stem(term))
+            found = self.stem_class(stem(term))
             words = tuple(w for w, _ in found) or (term,)
             variants[term] = words if term in words else (term, *words)
             df.append((term, sum(d for _, d in found)))
         return TextStats(self.chunks, self.tokens, tuple(df)), variants
 
     def known_words(self, terms: Sequence[str]) -> set[str]:
-        """`Store.known_words`: the terms found in their own stem class, or, where the class
-        may be cut short, in the vocabulary itself."""
-        known: set[str] = set()
-        for term in terms:
-            found, complete = self.stem_class(stem(term))
-            if any(w == term for w, _ in found) or (
-                (len(found) >= self.rules.class_max or not complete) and term in self.ids
-            ):
-                known.add(term)
-        return known
+        """`Store.known_words`: the terms the vocabulary holds as they are. (The SQL path
+        looks in the term's stem class first and in the vocabulary where the class may be
+        cut short; a term's own stem class holds it whenever the vocabulary does, so both
+        come to this.)"""
+        return {t for t in terms if t in self.ids}
 
     def holds_none(self, words: Sequence[str]) -> bool:
         """No chunk holds any of `words` (a MATCH of them returns nothing)."""
@@ -169,23 +170,17 @@ class WarmText:
         ceiling = self.chunks // 4
         return [t for t in terms if self._doc(t) <= ceiling] or terms
 
-    def rank(
-        self, words: Sequence[str], limit: int, include_private: bool
-    ) -> tuple[list[str], list[tuple[int, str, str]]]:
-        """The words the MATCH expression asks for and the best (rowid, base, path) rows
-        by FTS5's bm25, best first (equal scores by rowid), private rows left out unless
-        `include_private`: what `Store.rank` returns, bar the expression's quoting. A term
-        weight is computed once per posting (`post_weight`), so a score can differ from
-        FTS5's in its last bit; only a tie at the limit could then be cut differently."""
-        kept = self.pruned(words)
-        if not kept or limit <= 0:
-            return kept, []
+    def scores(self, words: Sequence[str], include_private: bool) -> dict[int, float]:
+        """Chunk place j -> FTS5's bm25 of that chunk for `words` (each once, in order), over
+        every chunk holding one of them, private ones left out unless `include_private`:
+        per word, its idf ln((N - n + 0.5) / (n + 0.5)), floored at `FTS_IDF_FLOOR` when
+        not above 0, times the posting's weight (`post_weight`), summed in word order."""
         rows = self.chunks
         scores: dict[int, float] = {}
         get = scores.get
-        for word in kept:
+        for word in dict.fromkeys(words):
             i = self.ids.get(word)
-            if i is None or not self.doc[i]:
+            if i is None:
                 continue
             hits = self.doc[i]
             idf = math.log((rows - hits + 0.5) / (hits + 0.5))
@@ -197,6 +192,20 @@ class WarmText:
         if not include_private:
             for j in self.private.intersection(scores):
                 del scores[j]
+        return scores
+
+    def rank(
+        self, words: Sequence[str], limit: int, include_private: bool
+    ) -> tuple[list[str], list[tuple[int, str, str]]]:
+        """The words the MATCH expression asks for (`pruned`) and the best `limit`
+        (rowid, base, path) rows by their `scores`, best first, equal scores by rowid: what
+        `Store.rank` returns, bar the expression's quoting. A term weight is computed once
+        per posting, so a score can differ from FTS5's in its last bit; only a tie at the
+        limit could then be cut differently."""
+        kept = self.pruned(words)
+        if limit <= 0:
+            return kept, []
+        scores = self.scores(kept, include_private)
         if len(scores) > limit:
             # the limit-th best score, by C's sort, then only the chunks at or above it
             line = sorted(scores.values(), reverse=True)[limit - 1]
@@ -214,16 +223,20 @@ class WarmText:
         j = bisect_left(self.rowids, rowid)
         return j if j < len(self.rowids) and self.rowids[j] == rowid else None
 
-    def _postings_of(self, word: str) -> tuple[int, int]:
-        i = self.ids.get(word)
-        return (0, 0) if i is None else (self.at[i], self.at[i + 1])
+    def _ranges(self, forms: Iterable[str]) -> list[tuple[str, int, int]]:
+        """(word, first posting, end) of each of `forms` the vocabulary holds, in order."""
+        return [
+            (w, self.at[i], self.at[i + 1])
+            for w in sorted(set(forms))
+            if (i := self.ids.get(w)) is not None
+        ]
 
     def chunk_counts(
         self, rowids: Iterable[int], forms: Iterable[str]
     ) -> dict[int, tuple[str, Counts]]:
         """rowid -> (heading path, its counts of `forms`): scoring reads no other word, so
         the counts are `Store.chunk_counts`' restricted to them, with the same length."""
-        ranges = [(w, *self._postings_of(w)) for w in sorted(set(forms))]
+        ranges = self._ranges(forms)
         out: dict[int, tuple[str, Counts]] = {}
         for rowid in rowids:
             j = self._place(rowid)
@@ -247,7 +260,7 @@ class WarmText:
     ) -> dict[str, Counts]:
         """`Store.page_counts`: for each file held in more than one chunk, its counts of
         `forms` summed over its chunks, and its length in words."""
-        ranges = [(w, *self._postings_of(w)) for w in sorted(set(forms))]
+        ranges = self._ranges(forms)
         out: dict[str, Counts] = {}
         for path in sorted(set(paths)):
             span = self.spans.get((base, path))
@@ -280,8 +293,8 @@ def warm_text(
     pages: int,
 ) -> WarmText:
     """The in-memory index of one base from what its SQLite index holds. `stored` must come
-    in rowid order. Raises `Unpackable` when a count, a rowid or a chunk does not fit (a
-    base then answers from SQLite). A word the stored lists hold but FTS5's vocabulary does
+    in rowid order. Raises `Unpackable` when a count or a chunk does not fit (a base then
+    answers from SQLite). A word the stored lists hold but FTS5's vocabulary does
     not (the two tokenizers differ on a few exotic characters) is left out: no question
     can reach it through a stem class, and FTS5 would not match it either."""
     pairs = sorted((str(w), int(d)) for w, d in vocabulary)
@@ -289,7 +302,7 @@ def warm_text(
     ids = {w: i for i, w in enumerate(words)}
     doc = array("i", (d for _, d in pairs))
     avgdl = tokens / chunks if chunks else 0.0
-    rowids = array("i")
+    rowids = array("q")  # any SQLite rowid
     lengths = array("i")
     headings: list[str] = []
     seen_headings: dict[str, str] = {}
@@ -299,30 +312,27 @@ def warm_text(
     by_chunk = array("i")
     by_counts = array("I")
     sizes = [0] * len(words)
-    try:
-        for j, c in enumerate(stored):
-            head = c.head_words.split()
-            body = c.body_words.split()
-            rowids.append(c.rowid)
-            lengths.append(len(head) + len(body))
-            headings.append(seen_headings.setdefault(c.heading_path, c.heading_path))
-            counted = Counter(body)
-            if counted and max(counted.values()) > _LOW:
-                raise Unpackable(f"a text count of {max(counted.values())}")
-            for w, n in Counter(head).items():
-                if n > _LOW:
-                    raise Unpackable(f"a heading count of {n}")
-                counted[w] += n << _HALF
-            for w, n in counted.items():
-                i = ids.get(w)
-                if i is not None:
-                    by_word.append(i)
-                    by_chunk.append(j)
-                    by_counts.append(n)
-                    sizes[i] += 1
-    except OverflowError as e:
-        raise Unpackable(str(e)) from e
-    if any(rowids[k] >= rowids[k + 1] for k in range(len(rowids) - 1)):
+    for j, c in enumerate(stored):
+        head = c.head_words.split()
+        body = c.body_words.split()
+        rowids.append(c.rowid)
+        lengths.append(len(head) + len(body))
+        headings.append(seen_headings.setdefault(c.heading_path, c.heading_path))
+        counted = Counter(body)
+        if counted and max(counted.values()) > _LOW:
+            raise Unpackable(f"a text count of {max(counted.values())}")
+        for w, n in Counter(head).items():
+            if n > _LOW:
+                raise Unpackable(f"a heading count of {n}")
+            counted[w] += n << _HALF
+        for w, n in counted.items():
+            i = ids.get(w)
+            if i is not None:
+                by_word.append(i)
+                by_chunk.append(j)
+                by_counts.append(n)
+                sizes[i] += 1
+    if any(rowids[k] >= rowids[k + 1] for k in range(len(rowids) - 1)):  # repeated too
         raise Unpackable("chunks not in rowid order")
     at = array("q", [0])
     for n in sizes:
@@ -343,14 +353,14 @@ def warm_text(
         post_weight[k] = (freq * k1_plus) / (freq + norms[j])
     del by_word, by_chunk, by_counts
     listed = sorted(files, key=lambda f: f.first)
-    file_of = array("i", [-1] * len(rowids))
+    file_of = array("i", [-1] * len(rowids))  # -1: in no file's span (yet)
     spans: dict[tuple[str, str], FileFacts] = {}
     for n, f in enumerate(listed):
         spans[(f.base, f.path)] = f
         # later (larger `first`) spans win a shared chunk, as `SpanMap` picks them
         for j in range(bisect_left(rowids, f.first), bisect_right(rowids, f.last)):
             file_of[j] = n
-    if any(n < 0 for n in file_of):
+    if -1 in file_of:
         # `Store.rank` asks the joined query for a chunk outside every span: not warm
         raise Unpackable("a chunk outside every file's span")
     return WarmText(

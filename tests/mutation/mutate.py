@@ -50,6 +50,12 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         "kb/pure/textrank.py",
         ("tests/unit/test_decisions.py", "tests/properties/test_verdict_properties.py"),
     ),
+    # the in-memory text index: its rule tests, and the property that a warm Memory answers
+    # as a cold one (capped: each example indexes a fleet)
+    "warmtext": (
+        "kb/pure/warmtext.py",
+        ("tests/unit/test_warm_text.py", "tests/properties/test_warm_text_properties.py"),
+    ),
     "privacy": (
         "kb/pure/manifest.py",
         ("tests/unit/test_private_layer.py", "tests/properties/test_names_properties.py"),
@@ -126,12 +132,12 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 # For these modules every property pinned through tests/properties/strategies.py (`examples`,
-# `capped`) runs at most MUTATION_EXAMPLES examples a mutant: at their own figures the merge
+# `capped`) runs at most CAPPED[module] examples a mutant: at their own figures the merge
 # drivers' properties take tens of seconds a run and the scrubber's seconds, for each of
 # hundreds of mutants, and each module's unit file holds its rules one test each. The other
-# modules' properties run at their own figures.
-CAPPED = {"merge", "scrub"}
-MUTATION_EXAMPLES = 25
+# modules' properties run at their own figures. The in-memory text index's properties index
+# a fleet an example: 5 a mutant (its unit file holds the rules).
+CAPPED = {"merge": 25, "scrub": 25, "warmtext": 5}
 
 IGNORED = {".git", ".venv", "mutants", "__pycache__", ".hypothesis", ".kb", ".mypy_cache"}
 STATS = ("killed", "survived", "no_tests", "timeout", "suspicious", "skipped", "total")
@@ -172,7 +178,7 @@ def run(module: str, work: Path, timeout: float) -> dict[str, object]:
     done = subprocess.run(
         [sys.executable, "-m", "mutmut", "run"],
         cwd=copy,
-        env={**os.environ, "KB_MUTATION_EXAMPLES": str(MUTATION_EXAMPLES)}
+        env={**os.environ, "KB_MUTATION_EXAMPLES": str(CAPPED[module])}
         if module in CAPPED
         else None,
         capture_output=True,

@@ -13,6 +13,7 @@ import pytest
 import kb.io.memory as memory_module
 from kb.io.indexer import index_bases
 from kb.io.memory import Memory
+from kb.io.store import Store
 from kb.pure.warmtext import (
     FTS_IDF_FLOOR,
     ChunkFacts,
@@ -61,23 +62,25 @@ def _fts_bm25(freq: float, idf: float, length: int, avgdl: float) -> float:
 
 def test_a_stem_class_holds_the_words_of_one_stem_in_vocabulary_order() -> None:
     w = _warm(
-        [(1, "", "", "floors floor flooring floorboard flo")],
+        [(1, "", "", "floors floor flooring floorboard flo fz a")],
         [("a.md", 1, 1, False)],
     )
-    found, complete = w.stem_class("floor")
-    assert [word for word, _ in found] == ["floor", "flooring", "floors"]
-    assert complete
+    assert [word for word, _ in w.stem_class("floor")] == ["floor", "flooring", "floors"]
+    assert w.stem_class("zzq") == []
+    assert w.stem_class("fz") == [("fz", 1)]  # the vocabulary's last word
 
 
-def test_a_stem_class_is_cut_at_its_cap_and_a_long_prefix_range_is_not_complete() -> None:
-    rules = StemRules(scan_max=3, class_max=2, prune_min_chunks=10_000)
-    w = _warm(
-        [(1, "", "", "floor floorboard floored flooring floors")], [("a.md", 1, 1, False)], rules
-    )
-    found, complete = w.stem_class("floor")
-    # the scan reads three words from `floor` on: floor, floorboard, floored
-    assert [word for word, _ in found] == ["floor", "floored"]
-    assert not complete
+def test_a_stem_class_is_cut_at_its_cap_and_at_the_scan_bound() -> None:
+    text = "floor floorboard floored flooring floors"
+    capped = _warm([(1, "", "", text)], [("a.md", 1, 1, False)], StemRules(2000, 2, 10_000))
+    assert [word for word, _ in capped.stem_class("floor")] == ["floor", "floored"]
+    # the scan reads three words from `floor` on (floor, floorboard, floored), as the SQL
+    # scan's LIMIT does, so `flooring` and `floors` are past it
+    scanned = _warm([(1, "", "", text)], [("a.md", 1, 1, False)], StemRules(3, 16, 10_000))
+    assert [word for word, _ in scanned.stem_class("floor")] == ["floor", "floored"]
+    # a scan that starts past the vocabulary's first words still reads `scan_max` of them
+    late = _warm([(1, "", "", "a b c " + text)], [("a.md", 1, 1, False)], StemRules(4, 16, 10_000))
+    assert [word for word, _ in late.stem_class("floor")] == ["floor", "floored", "flooring"]
 
 
 def test_stats_sum_a_class_chunk_frequencies_and_name_the_question_word_first() -> None:
@@ -92,15 +95,13 @@ def test_stats_sum_a_class_chunk_frequencies_and_name_the_question_word_first() 
     assert variants == {"floor": ("floor", "flooring", "floors"), "zzq": ("zzq",)}
 
 
-def test_a_word_is_known_in_its_class_or_past_a_cut_class_in_the_vocabulary() -> None:
+def test_a_word_is_known_when_the_vocabulary_holds_it_as_it_is() -> None:
     rules = StemRules(scan_max=2000, class_max=1, prune_min_chunks=10_000)
     w = _warm([(1, "", "", "floor floors lantern")], [("a.md", 1, 1, False)], rules)
-    # `floors` is cut from its class (cap 1) but the vocabulary holds it
-    assert w.known_words(["floor", "floors", "lantern", "lanterns"]) == {
-        "floor",
-        "floors",
-        "lantern",
-    }
+    # `floors` is cut from its class (cap 1) but the vocabulary holds it; `lanterns`
+    # shares a stem with a known word and is not known
+    known = w.known_words(["floor", "floors", "lantern", "lanterns"])
+    assert known == {"floor", "floors", "lantern"}
 
 
 def test_holds_none_only_when_no_chunk_holds_any_word() -> None:
@@ -114,10 +115,15 @@ def test_holds_none_only_when_no_chunk_holds_any_word() -> None:
 
 
 def test_a_large_base_drops_words_in_more_than_a_quarter_of_its_chunks() -> None:
-    rules = StemRules(scan_max=2000, class_max=16, prune_min_chunks=4)
+    rules = StemRules(scan_max=2000, class_max=16, prune_min_chunks=8)  # exactly 8 chunks
     chunks = [(r, "", "", "common rare" if r == 1 else "common") for r in range(1, 9)]
+    chunks[1] = (2, "", "", "common quarter")
+    chunks[2] = (3, "", "", "common quarter third")
+    chunks[3] = (4, "", "", "common third")
+    chunks[4] = (5, "", "", "common third")
     w = _warm(chunks, [("a.md", 1, 8, False)], rules)
-    assert w.pruned(["common", "rare", "rare"]) == ["rare"]
+    # 8 // 4 = 2: a word in 2 chunks stays, one in 3 goes
+    assert w.pruned(["common", "rare", "quarter", "third", "rare"]) == ["rare", "quarter"]
     assert w.pruned(["common"]) == ["common"]  # dropping every word keeps them all
 
 
@@ -180,20 +186,29 @@ def test_rank_sums_every_asked_word_once() -> None:
 
 
 def test_nothing_is_ranked_for_no_words_or_no_room() -> None:
-    w = _warm([(1, "", "", "floor")], [("a.md", 1, 1, False)])
+    w = _warm([(1, "", "", "floor"), (2, "", "", "floor floor")], [("a.md", 1, 2, False)])
     assert w.rank([], 5, False) == ([], [])
     assert w.rank(["floor"], 0, False) == (["floor"], [])
+    assert w.rank(["floor"], -1, False) == (["floor"], [])
     assert w.rank(["zzq"], 5, False) == (["zzq"], [])
+
+
+def test_the_limit_keeps_the_best_of_distinct_scores() -> None:
+    chunks = [(r, "", "", " ".join(["floor"] * r + ["x"] * (6 - r))) for r in range(1, 6)]
+    w = _warm(chunks, [("a.md", 1, 5, False)], vocabulary={"floor": 1, "x": 5})
+    for limit in (1, 2, 4, 5, 6):
+        assert [r for r, _, _ in w.rank(["floor"], limit, False)[1]] == [5, 4, 3, 2, 1][:limit]
 
 
 # -- counts ------------------------------------------------------------------------------
 
 
 def test_chunk_counts_hold_the_asked_words_by_heading_and_text_and_the_whole_length() -> None:
-    chunks = [(1, "Floor plan", "floor plan", "floor floor lantern x")]
-    w = _warm(chunks, [("a.md", 1, 1, False)])
-    assert w.chunk_counts([1, 7], ["floor", "lantern", "zzq"]) == {
-        1: ("Floor plan", ({"floor": 1}, {"floor": 2, "lantern": 1}, 6))
+    chunks = [(1, "Floor plan", "floor plan", "floor floor lantern x"), (2, "Other", "other", "a")]
+    w = _warm(chunks, [("a.md", 1, 2, False)])
+    assert w.chunk_counts([7, 2, 1], ["floor", "lantern", "zzq", "other"]) == {
+        1: ("Floor plan", ({"floor": 1}, {"floor": 2, "lantern": 1}, 6)),
+        2: ("Other", ({"other": 1}, {}, 2)),
     }
 
 
@@ -211,22 +226,63 @@ def test_page_counts_sum_a_files_chunks_and_leave_out_one_chunk_files() -> None:
     assert w.page_counts("beta", ["a.md"], ["floor"]) == {}
 
 
+def test_page_counts_read_each_word_within_its_own_postings() -> None:
+    # several words, several files, a skipped file before a counted one: each word's
+    # count is of its own postings, within the file's own chunks
+    chunks = [
+        (1, "", "", "alpha beta"),
+        (2, "", "", "beta gamma"),
+        (3, "", "", "alpha"),
+        (4, "", "", "gamma gamma alpha"),
+        (5, "", "", "beta"),
+        (6, "", "", "zeta"),
+    ]
+    files = [("b.md", 1, 2, False), ("c.md", 3, 3, False), ("d.md", 4, 6, False)]
+    w = _warm(chunks, files)
+    assert w.page_counts("alpha", ["a.md", "d.md", "b.md"], ["alpha", "beta", "gamma"]) == {
+        "b.md": ({}, {"alpha": 1, "beta": 2, "gamma": 1}, 4),
+        "d.md": ({}, {"alpha": 1, "beta": 1, "gamma": 2}, 5),
+    }
+
+
 # -- building -----------------------------------------------------------------------------
 
 
 def test_a_count_too_large_to_pack_is_refused() -> None:
-    with pytest.raises(Unpackable):
+    with pytest.raises(Unpackable, match="a text count of 65536"):
         _warm([(1, "", "", " ".join(["floor"] * 65_536))], [("a.md", 1, 1, False)])
-    with pytest.raises(Unpackable):
+    with pytest.raises(Unpackable, match="a heading count of 65536"):
         _warm([(1, "", " ".join(["floor"] * 65_536), "")], [("a.md", 1, 1, False)])
-    _warm([(1, "", "", " ".join(["floor"] * 65_535))], [("a.md", 1, 1, False)])
+
+
+def test_the_largest_packable_counts_are_held_whole() -> None:
+    # a heading count past 32,767 fills the packed value's top bit
+    head, body = " ".join(["floor"] * 65_535), " ".join(["floor"] * 65_535)
+    w = _warm([(1, "Floor", head, body)], [("a.md", 1, 1, False)])
+    assert w.chunk_counts([1], ["floor"]) == {
+        1: ("Floor", ({"floor": 65_535}, {"floor": 65_535}, 131_070))
+    }
+
+
+def test_any_sqlite_rowid_is_held() -> None:
+    chunks = [(-3, "", "", "floor"), (2**40, "", "", "floor floor")]
+    w = _warm(chunks, [("a.md", -3, -3, False), ("b.md", 2**40, 2**40, False)])
+    assert [r for r, _, _ in w.rank(["floor"], 5, True)[1]] == [2**40, -3]
+
+
+def test_a_base_of_chunks_without_words_is_held() -> None:
+    w = _warm([(1, "", "", ""), (2, "", "", "")], [("a.md", 1, 2, False)])
+    assert w.rank(["floor"], 5, False) == (["floor"], [])
+    assert w.chunk_counts([1], ["floor"]) == {1: ("", ({}, {}, 0))}
 
 
 def test_a_chunk_outside_every_span_or_out_of_order_is_refused() -> None:
-    with pytest.raises(Unpackable):
+    with pytest.raises(Unpackable, match="a chunk outside every file's span"):
         _warm([(1, "", "", "a"), (2, "", "", "b")], [("a.md", 1, 1, False)])
-    with pytest.raises(Unpackable):
+    with pytest.raises(Unpackable, match="chunks not in rowid order"):
         _warm([(2, "", "", "a"), (1, "", "", "b")], [("a.md", 1, 2, False)])
+    with pytest.raises(Unpackable, match="chunks not in rowid order"):
+        _warm([(1, "", "", "a"), (1, "", "", "b")], [("a.md", 1, 1, False)])
 
 
 def test_a_later_span_wins_a_shared_chunk() -> None:
@@ -261,3 +317,46 @@ def test_a_warm_public_memory_ranks_past_a_private_chunk_as_sqlite_does(
         assert m.warm() == 1
         assert [(f.path, f.score) for f in m.ask("floor", 1).found] == cold
     assert cold[0][0] == "knowledge/b.md"
+
+
+def test_scores_are_fts5s_own_bm25_of_an_indexed_base(tmp_path: Path) -> None:
+    """The warm scores against SQLite's `bm25()` on the same index: every word's idf (the
+    floor included), the heading's weight, each chunk's length over the average, summed
+    over the asked words, private chunks left out of a public ranking."""
+    base = tmp_path / "fleet" / "alpha"
+    (base / "knowledge").mkdir(parents=True)
+    (base / "records").mkdir()
+    (base / "agent.txt").write_text("name = alpha\n")
+    notes = {
+        "knowledge/floor.md": "# Floor plans\n\nThe floor of the harbor, floor by floor.\n\n"
+        "## Lanterns\n\nA lantern on every floor.\n",
+        "knowledge/lantern.md": "# Lantern\n\nOne lantern, one kernel, one ledger.\n",
+        "knowledge/kernel.md": "# Kernel notes\n\nkernel kernel kernel router\n",
+        "knowledge/quiet.md": "# Quiet\n\nnothing asked here at all\n",
+        "records/private.md": "# Floor\n\nfloor lantern floor lantern floor\n",
+    }
+    for rel, text in notes.items():
+        (base / rel).write_text(text)
+    index_bases([str(tmp_path / "fleet")], True)
+    store = Store.open(base)
+    try:
+        warm = store.read_warm()
+        assert warm is not None
+        for words in (["floor"], ["lantern", "floor"], ["kernel", "zzq", "router"], ["one"]):
+            expr = " OR ".join(f'"{w}"' for w in words)
+            rows = store.conn.execute(
+                "SELECT c.rowid, -bm25(chunks, 0.0, 0.0, 2.0, 1.0), f.private FROM chunks c "
+                "JOIN files f ON f.path = c.path WHERE chunks MATCH ?",
+                (expr,),
+            ).fetchall()
+            for include_private in (True, False):
+                got = {
+                    warm.rowids[j]: score
+                    for j, score in warm.scores(words, include_private).items()
+                }
+                wanted = {r: s for r, s, private in rows if include_private or not private}
+                assert got.keys() == wanted.keys()
+                for rowid, score in wanted.items():
+                    assert math.isclose(got[rowid], score, rel_tol=1e-12, abs_tol=1e-15)
+    finally:
+        store.close()
