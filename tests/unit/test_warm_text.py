@@ -249,9 +249,9 @@ def test_page_counts_read_each_word_within_its_own_postings() -> None:
 
 
 def test_a_count_too_large_to_pack_is_refused() -> None:
-    with pytest.raises(Unpackable, match="a text count of 65536"):
+    with pytest.raises(Unpackable, match="^a text count of 65536$"):
         _warm([(1, "", "", " ".join(["floor"] * 65_536))], [("a.md", 1, 1, False)])
-    with pytest.raises(Unpackable, match="a heading count of 65536"):
+    with pytest.raises(Unpackable, match="^a heading count of 65536$"):
         _warm([(1, "", " ".join(["floor"] * 65_536), "")], [("a.md", 1, 1, False)])
 
 
@@ -277,11 +277,11 @@ def test_a_base_of_chunks_without_words_is_held() -> None:
 
 
 def test_a_chunk_outside_every_span_or_out_of_order_is_refused() -> None:
-    with pytest.raises(Unpackable, match="a chunk outside every file's span"):
+    with pytest.raises(Unpackable, match="^a chunk outside every file's span$"):
         _warm([(1, "", "", "a"), (2, "", "", "b")], [("a.md", 1, 1, False)])
-    with pytest.raises(Unpackable, match="chunks not in rowid order"):
+    with pytest.raises(Unpackable, match="^chunks not in rowid order$"):
         _warm([(2, "", "", "a"), (1, "", "", "b")], [("a.md", 1, 2, False)])
-    with pytest.raises(Unpackable, match="chunks not in rowid order"):
+    with pytest.raises(Unpackable, match="^chunks not in rowid order$"):
         _warm([(1, "", "", "a"), (1, "", "", "b")], [("a.md", 1, 1, False)])
 
 
