@@ -3,7 +3,8 @@
 The CLI, the MCP server, the reading room and other agent frameworks all call this object;
 none of them computes an answer itself. Opening walks each base once, validates the header
 cache with one stat pass, and builds the keyword index in memory; every question after that
-is pure computation plus one FTS5 query per base.
+is pure computation plus one FTS5 query per base (none for a warm Memory, which holds each
+base's text index in memory: `Memory.warm`, kb.pure.warmtext).
 """
 
 from __future__ import annotations
