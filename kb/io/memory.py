@@ -468,9 +468,7 @@ class Memory:
         if not wait and self._warm_worker is None and not self._released:
             import threading  # only a warming Memory pays for the import
 
-            worker = threading.Thread(
-                target=self._warm_in_background, name="kb-warm", daemon=True
-            )
+            worker = threading.Thread(target=self._warm_in_background, name="kb-warm", daemon=True)
             self._warm_worker = worker
             worker.start()
 

@@ -249,9 +249,9 @@ def test_page_counts_read_each_word_within_its_own_postings() -> None:
 
 
 def test_a_count_too_large_to_pack_is_refused() -> None:
-    with pytest.raises(Unpackable, match="^a text count of 65536$"):
+    with pytest.raises(Unpackable, match=r"^a text count of 65536$"):
         _warm([(1, "", "", " ".join(["floor"] * 65_536))], [("a.md", 1, 1, False)])
-    with pytest.raises(Unpackable, match="^a heading count of 65536$"):
+    with pytest.raises(Unpackable, match=r"^a heading count of 65536$"):
         _warm([(1, "", " ".join(["floor"] * 65_536), "")], [("a.md", 1, 1, False)])
 
 
@@ -277,11 +277,11 @@ def test_a_base_of_chunks_without_words_is_held() -> None:
 
 
 def test_a_chunk_outside_every_span_or_out_of_order_is_refused() -> None:
-    with pytest.raises(Unpackable, match="^a chunk outside every file's span$"):
+    with pytest.raises(Unpackable, match=r"^a chunk outside every file's span$"):
         _warm([(1, "", "", "a"), (2, "", "", "b")], [("a.md", 1, 1, False)])
-    with pytest.raises(Unpackable, match="^chunks not in rowid order$"):
+    with pytest.raises(Unpackable, match=r"^chunks not in rowid order$"):
         _warm([(2, "", "", "a"), (1, "", "", "b")], [("a.md", 1, 2, False)])
-    with pytest.raises(Unpackable, match="^chunks not in rowid order$"):
+    with pytest.raises(Unpackable, match=r"^chunks not in rowid order$"):
         _warm([(1, "", "", "a"), (1, "", "", "b")], [("a.md", 1, 1, False)])
 
 
@@ -360,3 +360,23 @@ def test_scores_are_fts5s_own_bm25_of_an_indexed_base(tmp_path: Path) -> None:
                     assert math.isclose(got[rowid], score, rel_tol=1e-12, abs_tol=1e-15)
     finally:
         store.close()
+
+
+def test_two_open_memories_of_one_index_hold_one_copy(tmp_path: Path) -> None:
+    base = tmp_path / "fleet" / "alpha"
+    (base / "knowledge").mkdir(parents=True)
+    (base / "agent.txt").write_text("name = alpha\n")
+    (base / "knowledge" / "floor.md").write_text("# Floor\n\nfloor plans\n")
+    index_bases([str(tmp_path / "fleet")], True)
+    with (
+        Memory.open(tmp_path / "fleet") as public,
+        Memory.open(tmp_path / "fleet", all=True) as every,
+    ):
+        assert public.warm() == every.warm() == 1
+        assert public._stores[0].warm is every._stores[0].warm
+        (base / "knowledge" / "more.md").write_text("# More\n\nfloor lanterns\n")
+        index_bases([str(tmp_path / "fleet")], True)
+        public.warm()  # read again: the index changed, so the copy is a new one
+        assert public._stores[0].warm is not every._stores[0].warm
+        every.warm()  # the other finds its copy stale, and takes the one already read
+        assert public._stores[0].warm is every._stores[0].warm
