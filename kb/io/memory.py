@@ -438,6 +438,14 @@ class Memory:
         self._warm_all()
         return sum(1 for store in self._stores if store.warm is not None)
 
+    def base_count(self) -> int:
+        return len(self._stores)
+
+    def bases_held(self) -> int:
+        """How many bases' text indexes are held in memory now (`warm`)."""
+        with self._lock:
+            return sum(1 for s in self._stores if s.warm is not None)
+
     @property
     def is_warm(self) -> bool:
         """Whether every base and the keyword index are held in memory now."""

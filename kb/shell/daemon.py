@@ -189,11 +189,22 @@ def _status(root: str, where: Path | None, as_json: bool) -> Outcome:
         f"  version   {version}",
         f"  uptime    {_duration(float(info.get('uptime_s', 0)))}",
         f"  requests  {info.get('requests')} served",
+        f"  memory    {_memory_line(info.get('memory'))}",
         f"  changes   {mode}",
         f"  idle      stops after {_duration(float(info.get('idle_s', 0)))} without a request",
         f"  socket    {info.get('socket')}",
     ]
     return Outcome(stdout="\n".join(lines) + "\n")
+
+
+def _memory_line(memory: object) -> str:
+    if not isinstance(memory, dict) or not memory.get("fleets"):
+        return "no fleet open yet"
+    fleets, bases, held = memory.get("fleets"), memory.get("bases"), memory.get("held")
+    opened = f"{fleets} open fleet" + ("s" if fleets != 1 else "")
+    if held == bases:
+        return f"{opened}, every base's text index held in memory ({held})"
+    return f"{opened}, {held} of {bases} bases held in memory; the rest answer from SQLite"
 
 
 def _duration(seconds: float) -> str:
@@ -499,6 +510,16 @@ class Warm:
             self._synced = self.watcher.sync()
         return self._synced
 
+    def held(self) -> dict[str, int]:
+        """How many fleets are open, how many of their bases' text indexes are held in
+        memory (decision 0037: read in the background after a fleet opens), of how many."""
+        memories = [live.memory for live, _gen, _cost in self._open.values()]
+        return {
+            "fleets": len(memories),
+            "bases": sum(m.base_count() for m in memories),
+            "held": sum(m.bases_held() for m in memories),
+        }
+
     def close(self) -> None:
         for live, _gen, _cost in self._open.values():
             live.close()
@@ -540,6 +561,7 @@ class Daemon:
             "watch": {"mode": w.mode, "how": w.how, "why": w.why},
             "idle_s": self.idle_s,
             "socket": os.fspath(self.sock_path),
+            "memory": self.warm.held(),
         }
 
     def serve(self) -> int:
