@@ -301,16 +301,27 @@ def test_a_word_fts5_does_not_know_is_left_out() -> None:
 # -- through a Memory -----------------------------------------------------------------------
 
 
+def _indexed_base(root: Path, notes: dict[str, str]) -> Path:
+    """The base `alpha` of a fleet at `root/fleet` holding `notes` (rel -> text), indexed
+    with `--all` (so private chunks are in the index, flagged)."""
+    base = root / "fleet" / "alpha"
+    base.mkdir(parents=True)
+    (base / "agent.txt").write_text("name = alpha\n")
+    for rel, text in notes.items():
+        (base / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base / rel).write_text(text)
+    index_bases([str(root / "fleet")], True)
+    return base
+
+
 def test_a_warm_public_memory_ranks_past_a_private_chunk_as_sqlite_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    base = tmp_path / "fleet" / "alpha"
-    (base / "records").mkdir(parents=True)
-    (base / "knowledge").mkdir()
-    (base / "agent.txt").write_text("name = alpha\n")
-    (base / "records" / "a.md").write_text("# Floor\n\nfloor floor floor\n")
-    (base / "knowledge" / "b.md").write_text("# Plan\n\nfloor\n")
-    index_bases([str(tmp_path / "fleet")], True)  # the private chunk is in the index
+    notes = {
+        "records/a.md": "# Floor\n\nfloor floor floor\n",
+        "knowledge/b.md": "# Plan\n\nfloor\n",
+    }
+    _indexed_base(tmp_path, notes)  # the private chunk is in the index
     monkeypatch.setattr(memory_module, "BASE_CANDIDATES", 1)
     with Memory.open(tmp_path / "fleet") as m:
         cold = [(f.path, f.score) for f in m.ask("floor", 1).found]
@@ -323,10 +334,6 @@ def test_scores_are_fts5s_own_bm25_of_an_indexed_base(tmp_path: Path) -> None:
     """The warm scores against SQLite's `bm25()` on the same index: every word's idf (the
     floor included), the heading's weight, each chunk's length over the average, summed
     over the asked words, private chunks left out of a public ranking."""
-    base = tmp_path / "fleet" / "alpha"
-    (base / "knowledge").mkdir(parents=True)
-    (base / "records").mkdir()
-    (base / "agent.txt").write_text("name = alpha\n")
     notes = {
         "knowledge/floor.md": "# Floor plans\n\nThe floor of the harbor, floor by floor.\n\n"
         "## Lanterns\n\nA lantern on every floor.\n",
@@ -335,9 +342,7 @@ def test_scores_are_fts5s_own_bm25_of_an_indexed_base(tmp_path: Path) -> None:
         "knowledge/quiet.md": "# Quiet\n\nnothing asked here at all\n",
         "records/private.md": "# Floor\n\nfloor lantern floor lantern floor\n",
     }
-    for rel, text in notes.items():
-        (base / rel).write_text(text)
-    index_bases([str(tmp_path / "fleet")], True)
+    base = _indexed_base(tmp_path, notes)
     store = Store.open(base)
     try:
         warm = store.read_warm()
@@ -363,11 +368,7 @@ def test_scores_are_fts5s_own_bm25_of_an_indexed_base(tmp_path: Path) -> None:
 
 
 def test_two_open_memories_of_one_index_hold_one_copy(tmp_path: Path) -> None:
-    base = tmp_path / "fleet" / "alpha"
-    (base / "knowledge").mkdir(parents=True)
-    (base / "agent.txt").write_text("name = alpha\n")
-    (base / "knowledge" / "floor.md").write_text("# Floor\n\nfloor plans\n")
-    index_bases([str(tmp_path / "fleet")], True)
+    base = _indexed_base(tmp_path, {"knowledge/floor.md": "# Floor\n\nfloor plans\n"})
     with (
         Memory.open(tmp_path / "fleet") as public,
         Memory.open(tmp_path / "fleet", all=True) as every,
