@@ -212,6 +212,16 @@ def _sections(text: str) -> tuple[list[_Section], bool]:
     return out, ends
 
 
+_PREAMBLE: tuple[str | None, int] = (None, 0)
+
+
+def _with_preamble(secs: list[_Section]) -> list[_Section]:
+    """`secs` opening with the section before the first heading, empty when it had none."""
+    if secs and secs[0].key == _PREAMBLE:
+        return secs
+    return [_Section(_PREAMBLE, ()), *secs]
+
+
 def _place(lines: list[_Line], new: Sequence[str]) -> list[_Line]:
     """`lines` with the entries `new` after its last entry, or closing its prose."""
     if not new:
@@ -275,6 +285,12 @@ def merge_map(base: str, ours: str, theirs: str) -> Merged:
     b_secs, b_ends = _sections(base)
     o_secs, o_ends = _sections(ours)
     t_secs, t_ends = _sections(theirs)
+    # Lines the base had before its first heading are never a section a side deleted: a
+    # side with none has emptied them, a change of prose like any other (else merging a
+    # merge's own result again brought back prose both sides had let go: base "- e / prose",
+    # ours "- e", theirs "prose" merge to "", and "" with theirs gave "prose" back).
+    if b_secs and b_secs[0].key == _PREAMBLE:
+        o_secs, t_secs = _with_preamble(o_secs), _with_preamble(t_secs)
     b_by = {s.key: s for s in b_secs}
     t_by = {s.key: s for s in t_secs}
     o_keys = {s.key for s in o_secs}

@@ -523,8 +523,22 @@ def test_an_entry_for_lines_before_the_first_heading_goes_above_their_blank_line
 def test_a_section_theirs_added_first_goes_just_below_the_lines_before_ours_first_heading() -> None:
     base = "top\n\n## A\n- a\n"
     ours = "top ours\n\n## A\n- a\n"
-    theirs = "## N\n- n\n\n## A\n- a\n"
+    theirs = "top\n\n## N\n- n\n\n## A\n- a\n"
     assert merge_map(base, ours, theirs) == Merged("top ours\n\n## N\n- n\n\n## A\n- a\n")
+
+
+def test_lines_before_the_first_heading_one_side_removed_are_emptied_not_deleted() -> None:
+    # a side with no lines before its first heading emptied the base's: prose like any other
+    base = "- **[[n0]]** note 0\nSome prose.\n"
+    merged = merge_map(base, "- **[[n0]]** note 0\n", "Some prose.\n")
+    assert merged == Merged("")
+    assert merge_map(base, merged.text, "Some prose.\n") == Merged("")  # and it stays so
+    # emptied on one side and edited on the other is a change against a change: a conflict
+    edited = merge_map("top\n\n## A\n- a\n", "top ours\n\n## A\n- a\n", "## A\n- a\n")
+    assert edited.conflicted
+    # with nothing before the base's first heading, lines one side added there are kept
+    added = merge_map("## A\n- a\n", "## A\n- a\n- o\n", "top\n## A\n- a\n")
+    assert added == Merged("top\n\n## A\n- a\n- o\n")
 
 
 def test_a_conflict_block_is_followed_by_the_next_section_with_nothing_added() -> None:
