@@ -464,7 +464,7 @@ class Memory:
             for store in self._stores:
                 found = held.get(store.path)
                 if found is not None:
-                    store.adopt_warm(found)
+                    store.install_warm(found)  # if the index is still the one read
         self.warm(wait=False)
 
     def _queue_warm(self, which: Iterable[int], wait: bool) -> None:

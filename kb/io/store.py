@@ -1133,9 +1133,7 @@ class Store:
         `COUNT(*)` read every chunk: 144 ms a process at 10,000 notes."""
         if self._chunk_count is None:
             try:
-                row = self.conn.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
-                counts = _varints(bytes(row[0])) if row else []
-                self._chunk_count = counts[0] if counts else 0
+                self._chunk_count = _averages_of(self.conn)[0]
             except sqlite3.Error:
                 self._chunk_count = int(
                     self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
@@ -1243,19 +1241,14 @@ class Store:
         except (sqlite3.Error, StoreError, OSError):
             return None
         try:
-            conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab "
-                "USING fts5vocab(main, chunks, 'row')"
-            )
+            conn.execute(VOCAB_VIEW_SQL)
             conn.execute("BEGIN")
             try:
                 stamp = _warm_stamp(conn)
                 shared = _shared_warm(self.path) if own else None
                 if shared is not None and shared.stamp == stamp:
                     return shared  # another open Memory of this index read it already
-                row = conn.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
-                counts = _varints(bytes(row[0])) if row else []
-                chunks, tokens = (counts[0], sum(counts[1:])) if counts else (0, 0)
+                chunks, tokens = _averages_of(conn)
                 held = int(conn.execute("SELECT COUNT(*) FROM chunk_counts").fetchone()[0])
                 if held != chunks:
                     return None  # chunks without stored counts: an older index
@@ -1305,10 +1298,6 @@ class Store:
         except sqlite3.Error:
             return False
         return True
-
-    def adopt_warm(self, warm: WarmText) -> None:
-        """Hold `warm`, read by an earlier open of this index, when it still matches."""
-        self.install_warm(warm)
 
     def load_warm(self) -> WarmText | None:
         """`read_warm` then `install_warm`, in this thread."""
@@ -1365,9 +1354,7 @@ class Store:
                 self._averages = None
                 self._vocab_version = version
             if self._averages is None:
-                row = self.conn.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
-                counts = _varints(bytes(row[0])) if row else []
-                self._averages = (counts[0] if counts else 0, sum(counts[1:]))
+                self._averages = _averages_of(self.conn)
             chunks, tokens = self._averages
             roots = {t: _question_stem(t) for t in terms}
             self._note_empty_classes(set(roots.values()))
@@ -1431,10 +1418,7 @@ class Store:
         """The `fts5vocab` view of the text index, in the temp schema (so a read-only index
         serves too), made once per connection."""
         if not self._vocab_ready:
-            self.conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab "
-                "USING fts5vocab(main, chunks, 'row')"
-            )
+            self.conn.execute(VOCAB_VIEW_SQL)
             self._vocab_ready = True
 
     def _words_stamp(self) -> bytes | None:
@@ -1442,9 +1426,7 @@ class Store:
         return bytes(row[0]) if row is not None else None
 
     def _structure(self) -> bytes:
-        row = self.conn.execute(f"SELECT block FROM chunks_data WHERE id = {FTS5_STRUCTURE_ID}")
-        found = row.fetchone()
-        return bytes(found[0]) if found else b""
+        return _structure_of(self.conn)
 
     def refresh_text_words(self) -> bool:
         """Bring `text_words` in line with the text index's vocabulary and stamp it, unless
@@ -1826,17 +1808,35 @@ def _share_warm(path: Path, warm: WarmText) -> None:
     _SHARED[path] = warm
 
 
-def _warm_stamp(conn: sqlite3.Connection) -> bytes:
-    """What an in-memory copy of a text index must match (`Store.read_warm`): the FTS5
-    structure record (every write of the text index changes it) and the private files (a
-    file declared private may change no chunk)."""
+VOCAB_VIEW_SQL = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab USING fts5vocab(main, chunks, 'row')"
+)
+
+
+def _structure_of(conn: sqlite3.Connection) -> bytes:
+    """FTS5's structure record: its segments and a counter of segments written, so every
+    write of the text index changes it."""
     row = conn.execute(f"SELECT block FROM chunks_data WHERE id = {FTS5_STRUCTURE_ID}")
     found = row.fetchone()
+    return bytes(found[0]) if found else b""
+
+
+def _averages_of(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(chunks, tokens in every chunk) from FTS5's averages record: `COUNT(*)` read every
+    chunk (144 ms a process at 10,000 notes)."""
+    row = conn.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
+    counts = _varints(bytes(row[0])) if row else []
+    return (counts[0], sum(counts[1:])) if counts else (0, 0)
+
+
+def _warm_stamp(conn: sqlite3.Connection) -> bytes:
+    """What an in-memory copy of a text index must match (`Store.read_warm`): the FTS5
+    structure record and the private files (a file declared private may change no chunk)."""
     private = conn.execute(
         "SELECT base, path FROM files WHERE private = 1 ORDER BY base, path"
     ).fetchall()
     listed = "\n".join(f"{b}\t{p}" for b, p in private)
-    return (bytes(found[0]) if found else b"") + b"\0" + listed.encode("utf-8", "surrogatepass")
+    return _structure_of(conn) + b"\0" + listed.encode("utf-8", "surrogatepass")
 
 
 def counts_text(heading_path: str, text: str) -> str:
