@@ -77,7 +77,7 @@ from kb.pure.suggest import (
     asked_words,
     best_keys,
     part_score,
-    question_lookups,
+    word_bound,
 )
 from kb.pure.textrank import (
     Candidate,
@@ -978,8 +978,8 @@ class Memory:
         asked = asked_words(question)
         if not asked:
             return []
-        tris = {t for word, _, _ in asked for t in question_lookups(word)}
-        parts = {part for store in self._stores for _, part in store.parts_sharing(tris)}
+        bounds = [word_bound(word, tris, count) for word, tris, count in asked]
+        parts = {part for store in self._stores for b in bounds for part in store.parts_within(b)}
         scores = {part: part_score(part, asked) for part in parts}
         good = {part: score for part, score in scores.items() if score >= SUGGEST_FLOOR}
         pairs = [

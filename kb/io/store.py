@@ -38,7 +38,7 @@ from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_
 from kb.pure.header import field_exact, front_matter
 from kb.pure.keyword import postings_words
 from kb.pure.paths import MAP_NAMES, stem_of
-from kb.pure.suggest import lookup_keys
+from kb.pure.suggest import SUGGEST_FLOOR, WordBound, lookup_keys
 from kb.pure.textrank import Counts, PageWords, TextStats, page_counts, page_words
 from kb.pure.tokens import question_terms, stem, words
 
@@ -915,6 +915,34 @@ class Store:
     def parts_sharing(self, tris: Iterable[str]) -> list[tuple[str, str]]:
         """(trigram, key word) for every key word that has one of the trigrams."""
         return self._rows("SELECT tri, part FROM kw_trigrams WHERE tri IN ({})", tris)
+
+    def parts_within(self, bound: WordBound) -> list[str]:
+        """The key words that share a lookup with one question word and meet its bound
+        (kb.pure.suggest.within_bound, applied here so the index hands back a few hundred
+        words rather than every word that shares a common trigram)."""
+        lookups, tris = bound.lookups, bound.trigrams
+        if not lookups or len(lookups) + len(tris) > SQL_VARIABLES:
+            return sorted({part for _, part in self.parts_sharing(lookups)})
+        low, high = bound.typo_lengths
+        rows = self.conn.execute(
+            f"SELECT part FROM kw_trigrams WHERE tri IN ({','.join('?' * len(lookups))}) "
+            "GROUP BY part HAVING "
+            f"2.0 * (sum(tri IN ({','.join('?' * len(tris))})) + ?) "
+            ">= ? * (? + max(1, length(part) - 2)) OR (length(part) BETWEEN ? AND ? "
+            "AND (substr(part, 1, 2) = ? OR substr(part, -2) = ?))",
+            [
+                *lookups,
+                *tris,
+                bound.count - len(tris),
+                SUGGEST_FLOOR,
+                bound.count,
+                low,
+                high,
+                bound.ends[0],
+                bound.ends[1],
+            ],
+        ).fetchall()
+        return [part for (part,) in rows]
 
     def keys_with(self, parts: Iterable[str]) -> list[tuple[str, str, str]]:
         """(key word, key, path) for every key holding one of these words."""

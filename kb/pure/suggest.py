@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from attrs import frozen
+
 from kb.pure.entries import Entry
 from kb.pure.spelling import deletions, one_edit
 from kb.pure.tokens import normalise, question_terms
@@ -143,6 +145,50 @@ def part_score(part: str, asked: Asked) -> float:
         if score < EDIT_SCORE and abs(len(word) - len(part)) <= 1 and typo_of(word, part):
             score = EDIT_SCORE
     return score
+
+
+@frozen
+class WordBound:
+    """What a key word must meet against one question word before it is scored: Dice can
+    reach SUGGEST_FLOOR by the trigrams they share, or its length lets it be a one-letter
+    typo of the word. Only a necessary condition, so a key word it keeps out would never
+    have been suggested (a property test holds this); the index applies it in SQL
+    (kb.io.store.Store.parts_within), which is what makes a refusal cheap: at 10,000 notes
+    a nonsense word shares a trigram with ~1,700 key words (`ing` alone with hundreds), and
+    scoring each was 20 ms of a 25 ms refusal."""
+
+    lookups: tuple[str, ...]  # what the word finds key words by (`question_lookups`)
+    trigrams: tuple[str, ...]  # its distinct trigrams: the ones Dice counts
+    count: int  # its trigrams, repeats included
+    typo_lengths: tuple[int, int]  # a typo key word's shortest and longest; (1, 0): none
+    # A one-letter edit at position i leaves the first i letters and all but the next two
+    # after it as they were, so a typo of five letters or more keeps the word's first two
+    # letters or its last two.
+    ends: tuple[str, str]
+
+
+def word_bound(word: str, word_tris: set[str], count: int) -> WordBound:
+    shortest = max(EDIT_MIN, len(word) - 1)
+    longest = len(word) + 1 if len(word) >= EDIT_MIN else 0
+    return WordBound(
+        tuple(sorted(question_lookups(word))),
+        tuple(sorted(word_tris)),
+        count,
+        (shortest, longest) if shortest <= longest else (1, 0),
+        (word[:2], word[-2:]),
+    )
+
+
+def within_bound(bound: WordBound, part: str, shared: int) -> bool:
+    """The SQL filter's rule, for the tests: `shared` is how many of the word's distinct
+    trigrams the key word has. A repeated trigram of the word can be shared once more than
+    the sets count, so the repeats are added back; `trigrams(part)` has max(1, len - 2)."""
+    repeats = bound.count - len(bound.trigrams)
+    n = max(1, len(part) - 2)
+    low, high = bound.typo_lengths
+    return 2.0 * (shared + repeats) >= SUGGEST_FLOOR * (bound.count + n) or (
+        low <= len(part) <= high and (part[:2] == bound.ends[0] or part[-2:] == bound.ends[1])
+    )
 
 
 def best_keys(scored: Iterable[tuple[str, float]], limit: int = SUGGEST_LIMIT) -> list[str]:

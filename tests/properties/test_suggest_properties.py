@@ -13,10 +13,16 @@ from kb.pure.suggest import (
     EDIT_MIN,
     SUGGEST_FLOOR,
     SuggestIndex,
+    asked_words,
     look_alike,
+    lookup_keys,
+    part_score,
     suggest,
     suggest_among,
+    trigrams,
     typo_of,
+    within_bound,
+    word_bound,
 )
 from kb.pure.tokens import normalise, question_terms
 
@@ -167,3 +173,39 @@ def test_short_key_words_get_no_typo_suggestions() -> None:
 @given(a=st.text("abc", max_size=7), b=st.text("abc", max_size=7))
 def test_one_edit_is_distance_one(a: str, b: str) -> None:
     assert one_edit(a, b) == (distance(a, b) == 1)
+
+
+# Words over a small alphabet repeat trigrams ("aaaa", "abab..."): the case where a set
+# intersection undercounts what Dice shares.
+small_words = st.text("abrc", min_size=1, max_size=9)
+
+
+@settings(max_examples=500)
+@given(
+    part=st.one_of(st.sampled_from(WORDS), small_words).map(
+        lambda w: normalise(w)[0] if normalise(w) else "x"
+    ),
+    words=st.lists(st.one_of(st.sampled_from(WORDS), small_words), min_size=1, max_size=4),
+)
+@example(part="aaaaaa", words=["aaaa"])
+@example(part="gravity", words=["gravty"])  # a typo whose Dice is under the floor
+@example(part="radium", words=["raidum"])  # a typo that shares no trigram
+def test_the_bound_never_keeps_out_a_key_word_the_score_keeps(part: str, words: list[str]) -> None:
+    asked = asked_words(" ".join(words))
+    assume(asked)
+    if part_score(part, asked) >= SUGGEST_FLOOR:
+        part_lookups = set(lookup_keys(part))
+        assert any(
+            part_lookups & set(bound.lookups)
+            and within_bound(bound, part, len(set(trigrams(part)) & set(bound.trigrams)))
+            for bound in (word_bound(w, tris, m) for w, tris, m in asked)
+        )
+
+
+def test_the_bound_keeps_out_a_key_word_that_only_shares_a_common_trigram() -> None:
+    ((word, tris, count),) = asked_words("quaxing")
+    bound = word_bound(word, tris, count)
+    assert not within_bound(bound, "interesting", 1)  # one trigram, too long for a typo
+    assert not within_bound(bound, "blaxify", 1)  # a typo's length, but neither end in place
+    assert within_bound(bound, "quaxin", 1)  # a typo's length and its first two letters
+    assert within_bound(bound, "quaxings", 4)  # Dice 8/11

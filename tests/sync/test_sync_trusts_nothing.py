@@ -472,8 +472,7 @@ def test_a_file_whose_stored_hash_differs_from_the_disk_is_never_served_as_fresh
 # -- F21 --------------------------------------------------------------------------------------
 
 REPLY = (
-    "SUBJECT: backups\\nREASON: Ada's ground.\\nCOVERAGE: covered\\nOWNER: ada\\n"
-    "REVIEWERS: none\\n"
+    "SUBJECT: backups\\nREASON: Ada's ground.\\nCOVERAGE: covered\\nOWNER: ada\\nREVIEWERS: none\\n"
 )
 
 
