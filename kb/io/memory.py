@@ -201,7 +201,7 @@ class OpenBase:
     @functools.cached_property
     def headers(self) -> tuple[FileHeader, ...]:
         rels = [h.rel for h in self.scan.lights]
-        full = self._store.headers_of(self.snapshot, self.scan, rels)
+        full = self._store.headers_of(self.snapshot, self.scan, rels, self.light)
         return tuple(full[rel] for rel in rels)
 
 
@@ -626,7 +626,7 @@ class Memory:
                 missing.setdefault(i, []).append(rel)
         for i, rels in missing.items():
             b = self.bases[i]
-            for rel, h in self._stores[i].headers_of(b.snapshot, b.scan, rels).items():
+            for rel, h in self._stores[i].headers_of(b.snapshot, b.scan, rels, b.light).items():
                 parsed = Parsed("entry", h.title, h.keys, h.purpose, derived=h.derived)
                 entry = make_entry(b.snapshot.name, rel, parsed)
                 sets = token_sets_of(h)
@@ -867,7 +867,7 @@ class Memory:
             (i, rel): h
             for i, rels in untitled.items()
             for rel, h in self._stores[i]
-            .headers_of(self.bases[i].snapshot, self.bases[i].scan, rels)
+            .headers_of(self.bases[i].snapshot, self.bases[i].scan, rels, self.bases[i].light)
             .items()
         }
         openings = {

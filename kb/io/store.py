@@ -23,7 +23,7 @@ import os
 import sqlite3
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -725,10 +725,16 @@ class Store:
                 self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     def headers_of(
-        self, base: BaseSnapshot, scan: HeaderScan, rels: Sequence[str]
+        self,
+        base: BaseSnapshot,
+        scan: HeaderScan,
+        rels: Sequence[str],
+        light_by_rel: Mapping[str, LightHeader] | None = None,
     ) -> dict[str, FileHeader]:
         """The full headers of these files (in scope, from `scan`), decoded from the cache;
-        a damaged cache row costs one re-read of its file, never a wrong answer."""
+        a damaged cache row costs one re-read of its file, never a wrong answer.
+        `light_by_rel`: the scan's light headers by path, when the caller keeps them (a
+        question asks for a few headers, and building the map was a tenth of its cost)."""
         out: dict[str, FileHeader] = {}
         wanted: list[str] = []
         for rel in rels:
@@ -737,7 +743,9 @@ class Store:
                 out[rel] = found
             elif rel in scan.stats:
                 wanted.append(rel)
-        light = {h.rel: h for h in scan.lights} if wanted else {}
+        light: Mapping[str, LightHeader] = {}
+        if wanted:
+            light = light_by_rel if light_by_rel is not None else {h.rel: h for h in scan.lights}
         for i in range(0, len(wanted), SQL_VARIABLES):
             part = wanted[i : i + SQL_VARIABLES]
             marks = ",".join("?" * len(part))
