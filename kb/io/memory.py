@@ -126,9 +126,18 @@ ResidentProvider = Callable[[tuple[str, ...], bool], "Memory | None"]
 _resident: ResidentProvider | None = None
 
 
-def set_resident(provider: ResidentProvider | None) -> None:
-    global _resident
+def set_resident(
+    provider: ResidentProvider | None, before_write: Callable[[], None] | None = None
+) -> None:
+    """Install (or, with None, remove) the resident provider, and what must run before a
+    verb writes anything: a resident kb may answer before it has confirmed that the fleet
+    it holds is current (kb.shell.daemon), and confirms it there, or stops the verb."""
+    global _resident, _before_write
     _resident = provider
+    _before_write = before_write
+
+
+_before_write: Callable[[], None] | None = None
 
 
 _T = TypeVar("_T")
@@ -1017,6 +1026,8 @@ class Memory:
         characters the router reads (kb.pure.logbounds)."""
         if self.is_empty() or confidence.verdict != "nothing" or not self.searchable(question):
             return None
+        if _before_write is not None:
+            _before_write()  # a resident kb's answer is confirmed current before it is logged
         looked_like = tuple(self.suggest(question))
         today = clock.today_utc()
         from kb.io import misslog  # only a refusal writes the miss log

@@ -345,8 +345,8 @@ def network_fs(path: str) -> str | None:
 
 
 class Watcher:
-    """Reports changes under the watched folders; `sync` waits until every change made
-    before it was called has been reported (its cookie came back)."""
+    """Reports changes under the watched folders; `send` then `wait` tells when every
+    change made before the cookie was written has been reported."""
 
     def __init__(self, paths: list[str], cookie_dir: Path) -> None:
         self.mode = "stat"
@@ -419,9 +419,9 @@ class Watcher:
             self.mode = "stat"
             self._seen.set()
 
-    def sync(self) -> bool:
-        """Whether every change made before now has been reported; False (and no watcher
-        from here on) when the cookie did not come back within SYNC_TIMEOUT_S."""
+    def send(self) -> bool:
+        """Write a cookie: every change made before it is reported before it comes back.
+        False when there is no watcher to report it."""
         if self.mode != "watcher":
             return False
         self._seen.clear()
@@ -430,6 +430,12 @@ class Watcher:
         except OSError as e:
             self.mode, self.why = "stat", f"the cookie could not be written ({e})"
             return False
+        return True
+
+    def wait(self) -> bool:
+        """Whether the cookie `send` wrote came back, so every change made before it has
+        been reported; False (and no watcher from here on) when it did not come back
+        within SYNC_TIMEOUT_S."""
         if not self._seen.wait(SYNC_TIMEOUT_S) or self.mode != "watcher":
             if self.mode == "watcher":
                 self.mode = "stat"
@@ -441,6 +447,12 @@ class Watcher:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout=3)
+
+
+class Stale(BaseException):
+    """A speculative answer read a fleet that had changed: raised before the verb writes,
+    and caught by the daemon, which answers again from the fleet read afresh. Not an
+    Exception, so no verb's own error handling can turn it into an answer."""
 
 
 class Warm:
@@ -456,7 +468,12 @@ class Warm:
             tuple[str, tuple[str, ...], bool], tuple[LiveMemory, int, float]
         ] = OrderedDict()
         self._inside = False
-        self._synced: bool | None = None  # this request's cookie came back; None: not sent
+        self._synced: bool | None = None  # this request's cookie came back; None: not waited
+        self._sent = False  # this request's cookie was written
+        # This request may answer from a held fleet before its cookie is back; the watcher's
+        # count each fleet so answered was last checked at, for `confirm`.
+        self._speculating = False
+        self._pending: list[int] = []
         self._stat_cheaper = 0.0 if os.environ.get(WATCH_ENV) == "watcher" else STAT_CHEAPER_S
 
     def provide(self, opened: tuple[str, ...], include_private: bool) -> Memory | None:
@@ -483,7 +500,13 @@ class Warm:
                     old.close()
             else:
                 live, seen, cost = held
-                if cost < self._stat_cheaper or not self._watched(live) or not self._sync():
+                cookie = cost >= self._stat_cheaper and self._watched(live)
+                if cookie and self._speculating and self._send():
+                    # answered now, while the cookie travels; `confirm` checks it before
+                    # the verb writes anything or its reply is sent
+                    self._pending.append(seen)
+                    generation = seen
+                elif not cookie or not self._sync():
                     generation = self.watcher.generation
                     cost = _refresh(live)
                 else:  # read after the cookie came back: every change before it is counted
@@ -501,14 +524,41 @@ class Warm:
         makes no event there, so that fleet is checked by stat."""
         return all(_inside(os.path.realpath(b.snapshot.root), self.root) for b in live.memory.bases)
 
-    def begin(self) -> None:
-        """A new request: its cookie is not sent yet."""
+    def begin(self, speculate: bool = False) -> None:
+        """A new request: its cookie is not sent yet. `speculate`: a fleet held open may
+        answer before the cookie is back, to be confirmed by `confirm` (a verb whose only
+        write is guarded by it: see Daemon._run)."""
         self._synced = None
+        self._sent = False
+        self._speculating = speculate
+        self._pending = []
 
     def _sync(self) -> bool:
         if self._synced is None:
-            self._synced = self.watcher.sync()
+            self._synced = (self._sent or self.watcher.send()) and self.watcher.wait()
         return self._synced
+
+    def _send(self) -> bool:
+        if not self._sent:
+            self._sent = self.watcher.send()
+        return self._sent
+
+    def confirm(self) -> bool:
+        """Whether every fleet this request answered from before its cookie came back was
+        current: the cookie came back and no change was reported since the fleet was last
+        checked. After False the request is answered again without speculating."""
+        if not self._pending:
+            return True
+        pending, self._pending = self._pending, []
+        current = self._sync() and all(seen == self.watcher.generation for seen in pending)
+        self._pending = [] if current else pending
+        return current
+
+    def before_write(self) -> None:
+        """What kb.io.memory runs before a verb writes: a speculative answer that was not
+        current stops the verb here (`Stale`), before anything is written."""
+        if not self.confirm():
+            raise Stale
 
     def held(self) -> dict[str, int]:
         """How many fleets are open, how many of their bases' text indexes are held in
@@ -586,7 +636,7 @@ class Daemon:
         listener.listen(16)
         signal.signal(signal.SIGTERM, lambda *_: setattr(self, "stopping", True))
         self.watcher.start()
-        set_resident(self.warm.provide)
+        set_resident(self.warm.provide, self.warm.before_write)
         last = time.monotonic()
         listener.settimeout(min(1.0, self.idle_s))
         try:
@@ -649,10 +699,23 @@ class Daemon:
         if not isinstance(argv, list) or not isinstance(cwd, str) or not isinstance(env, dict):
             return {"fallback": "malformed request"}
         stdin = raw.encode("latin-1") if isinstance(raw, str) else b""
-        self.warm.begin()
+        args = [str(a) for a in argv]
+        # `kb route` answers while the watcher's cookie travels (5-10 ms at 10,000 notes,
+        # about a question's own cost): its one write, a refusal's miss log entry, waits for
+        # the cookie (kb.io.memory's before_write hook), and so does its reply. Other verbs
+        # wait first: `kb boot` writes session records as it goes.
+        speculate = args[:1] == ["route"]
         try:
-            with _as_caller(cwd, env, stdin) as (out, err):
-                outcome = run([str(a) for a in argv])
+            for _attempt in range(2):
+                self.warm.begin(speculate)
+                try:
+                    with _as_caller(cwd, env, stdin) as (out, err):
+                        outcome = run(args)
+                    if self.warm.confirm():
+                        break
+                except Stale:
+                    pass
+                speculate = False  # answered again, from the fleet read afresh
         except Exception as e:  # a fault of ours: the caller answers in-process, as before
             return {"fallback": f"{type(e).__name__}: {e}"}
         return {

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from kb.shell.daemon import WATCHER_HOW
+from kb.shell.outcome import NOTHING_EXIT
 from tests.conftest import EXAMPLE_FLEET, Result, _copy
 
 QUESTIONS = (
@@ -371,6 +372,30 @@ def test_changes_on_disk_are_in_the_next_answer(daemons: Daemons, fleet: Path, c
     renamed.unlink()
     assert "pemba.md" not in _asked_at_once(daemons, fleet, "pemba dhow timetable")
     assert daemons.status(fleet)["watch"]["mode"] == "watcher"  # type: ignore[index]
+
+
+def test_an_answer_given_before_the_cookie_came_back_is_never_logged_stale(
+    daemons: Daemons, fleet: Path
+) -> None:
+    """`kb route` answers while the watcher's cookie travels; a note written just before the
+    question makes that first answer a stale refusal, which must be neither printed nor
+    written to the miss log: the daemon answers again from the fleet read afresh."""
+    daemons.kb(["index"], fleet, daemon=False)
+    daemons.start(fleet, {"KB_DAEMON_WATCH": "watcher"})
+    assert daemons.kb(["route", "backup restore"], fleet).code == 0  # the fleet is held now
+    misses = fleet / "kb-misses.txt"
+    note = fleet / "fleet" / "clara" / "knowledge" / "zanzibar.md"
+    for attempt in range(5):  # each time a new note, asked at once
+        question = f"zanzibar ferry timetable {attempt}"
+        note.write_text(NOTE.format(body="The ferry leaves at nine."))
+        out = daemons.kb(["route", "zanzibar ferry timetable", "--exit-code"], fleet)
+        assert out.code == 0 and "zanzibar.md" in out.stdout, out.stdout
+        note.unlink()
+        gone = daemons.kb(["route", question, "--exit-code"], fleet)
+        assert gone.code == NOTHING_EXIT and "zanzibar.md" not in gone.stdout, gone.stdout
+    logged = misses.read_text(encoding="utf-8").splitlines()
+    assert not any(line.endswith(" zanzibar ferry timetable") for line in logged)
+    assert all(any(line.endswith(f" timetable {n}") for line in logged) for n in range(5))
 
 
 def test_without_a_watcher_each_request_checks_by_stat(daemons: Daemons, fleet: Path) -> None:
