@@ -30,13 +30,10 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable, Sequence
 from functools import cache
-from typing import Literal
 
 from attrs import frozen
 
-from kb.pure.tokens import ENGLISH_STOPWORDS, PORTUGUESE_STOPWORDS, question_terms, words
-
-Language = Literal["en", "pt"]
+from kb.pure.tokens import Language, language_of_words, question_terms, words
 
 # The everyday questions, in the two languages kb folds and stops words for. Written for
 # kb; no dev corpus's question is among them or was rewritten into one.
@@ -242,13 +239,9 @@ def _everyday_terms(language: Language) -> tuple[tuple[str, ...], ...]:
 
 def language_of(question: str) -> Language | None:
     """The language of a question by its stopwords (English or Portuguese), None when it
-    has none of either or as many of both."""
-    found = words(question)
-    english = sum(w in ENGLISH_STOPWORDS and w not in PORTUGUESE_STOPWORDS for w in found)
-    portuguese = sum(w in PORTUGUESE_STOPWORDS and w not in ENGLISH_STOPWORDS for w in found)
-    if english == portuguese:
-        return None
-    return "en" if english > portuguese else "pt"
+    has none of either or as many of both (`tokens.language_of_words`: the vote that also
+    chooses which stopwords the question drops)."""
+    return language_of_words(words(question))
 
 
 @frozen

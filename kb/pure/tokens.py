@@ -7,15 +7,19 @@ Rules of this module:
   table and lowercased A-Z only; decision 0016 records the departure.)
 - A word is a maximal run of alphanumeric characters.
 - Words of one UTF-8 byte are dropped (stray letters and digits), then stopwords.
-- `normalise` keeps repeats (a note's text); `question_terms` counts each word once and
-  reads at most `MAX_QUESTION_CHARS` of a question. `stem` is a light English suffix
-  stripper the text scorer compares by; the keyword scorer compares exact words.
+- `normalise` keeps repeats (a note's text) and drops both languages' stopwords;
+  `question_terms` counts each word once, reads at most `MAX_QUESTION_CHARS` of a question
+  and drops the stopwords of the question's own language (`language_of_words`), both
+  lists' only when the language is not told. `stem` is a light English suffix stripper the
+  text scorer compares by; the keyword scorer compares exact words.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
+from typing import Literal
 
 _ENGLISH = """
 the a an is are was were am be been being do does did have has had will would can could
@@ -44,6 +48,8 @@ ENGLISH_STOPWORDS: frozenset[str] = frozenset(_ENGLISH.split())
 PORTUGUESE_STOPWORDS: frozenset[str] = frozenset(_PORTUGUESE.split())
 STOPWORDS: frozenset[str] = ENGLISH_STOPWORDS | PORTUGUESE_STOPWORDS
 
+Language = Literal["en", "pt"]
+
 
 # The combining diacritical mark blocks (general, extended, supplement, for symbols, half
 # marks): what accent folding removes. Marks of other scripts (a Devanagari virama) are
@@ -67,11 +73,13 @@ def words(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
-def _kept(word: str) -> bool:
-    if word in STOPWORDS:
-        return False
+def _kept_length(word: str) -> bool:
     # One byte is a lone ASCII letter or digit; a lone non-ASCII letter is two bytes and stays.
     return len(word) > 1 or ord(word) > 0x7F
+
+
+def _kept(word: str) -> bool:
+    return word not in STOPWORDS and _kept_length(word)
 
 
 def normalise(text: str) -> list[str]:
@@ -85,10 +93,38 @@ def normalise(text: str) -> list[str]:
 MAX_QUESTION_CHARS = 2000
 
 
+def language_of_words(found: Sequence[str]) -> Language | None:
+    """The language of these words by their stopwords: whichever list holds more of them
+    that the other list lacks, None when neither or a tie. A one-letter word never votes
+    (it is dropped as a stray letter in any language: `a` is Portuguese too)."""
+    english = portuguese = 0
+    for w in found:
+        if _kept_length(w):
+            english += w in ENGLISH_STOPWORDS and w not in PORTUGUESE_STOPWORDS
+            portuguese += w in PORTUGUESE_STOPWORDS and w not in ENGLISH_STOPWORDS
+    if english == portuguese:
+        return None
+    return "en" if english > portuguese else "pt"
+
+
+_STOPWORDS_OF: dict[Language | None, frozenset[str]] = {
+    "en": ENGLISH_STOPWORDS,
+    "pt": PORTUGUESE_STOPWORDS,
+    None: STOPWORDS,
+}
+
+
 def question_terms(question: str) -> list[str]:
     """A question's words, each once, in first-seen order, from its first
-    `MAX_QUESTION_CHARS` characters: a repeated word is one piece of evidence, not two."""
-    return list(dict.fromkeys(normalise(question[:MAX_QUESTION_CHARS])))
+    `MAX_QUESTION_CHARS` characters: a repeated word is one piece of evidence, not two.
+    Only its own language's stopwords are dropped: the other list's are words here
+    (`todo`, `os`, `ai` in an English question are a note marker, an operating system and
+    artificial intelligence, not Portuguese "all", "the" and "there"). Measured on
+    til-dev (fused top-1 of 150, plain / keyed): 83 / 80 dropping both lists, 84 / 81
+    with this rule; pydocs and the demo unchanged."""
+    found = words(question[:MAX_QUESTION_CHARS])
+    stop = _STOPWORDS_OF[language_of_words(found)]
+    return list(dict.fromkeys(w for w in found if w not in stop and _kept_length(w)))
 
 
 _VOWELS = frozenset("aeiouy")
