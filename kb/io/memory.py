@@ -1026,8 +1026,6 @@ class Memory:
         characters the router reads (kb.pure.logbounds)."""
         if self.is_empty() or confidence.verdict != "nothing" or not self.searchable(question):
             return None
-        if _before_write is not None:
-            _before_write()  # a resident kb's answer is confirmed current before it is logged
         looked_like = tuple(self.suggest(question))
         today = clock.today_utc()
         from kb.io import misslog  # only a refusal writes the miss log
@@ -1037,6 +1035,8 @@ class Memory:
         # What is logged, scrubbed of secrets and cut to what the router read: the loss
         # reports that, and `kb boot` hands it on to the session record.
         logged = loggable(question)
+        if _before_write is not None:
+            _before_write()  # a resident kb's answer is confirmed current before it is logged
         error = misslog.record(log, logged, looked_like, today)
         return RecallLoss(logged, looked_like, today, str(log), error)
 
