@@ -59,11 +59,13 @@ WARM_LIMIT = 8
 # not trusted any more.
 SYNC_TIMEOUT_S = 0.5
 # watchfiles yields a batch once no event came for this long, and a cookie comes back in
-# one to two steps. Its loop wakes every step even when idle: measured on the example
-# fleet, a request cost 8.5-13 ms at 5 ms a step, 8.5-10 ms at 2 and 3.5-9 ms at 1, but an
-# idle daemon used 2.9% of a core at 1 ms and too little to count at 5.
-STEP_MS = 5
-# A fleet whose stat pass costs less than a cookie's round trip (about 5 ms at STEP_MS 5)
+# one to two steps. Its loop wakes every step even when idle. A `kb route` answers while its
+# cookie travels (Daemon._run), so a step whose round trip fits in a question's own cost is
+# free. Measured on 2026-12-02 (a daemon's request at 10,000 notes, p50 answerable /
+# refused; an idle daemon's share of a core): 5 ms 10.3 / 11.4 ms, 0.65%; 3 ms 7.2 / 9.8
+# ms, 1.0%; 2 ms 6.8 / 10.6 ms, 1.25%; 1 ms, 2.9% (measured before).
+STEP_MS = 3
+# A fleet whose stat pass costs less than a cookie's round trip (3-6 ms at STEP_MS 3)
 # is checked by stat: as exact, and cheaper (the example fleet's walk: 1-2 ms; 10,000
 # notes: 30-300 ms, where the cookie wins).
 STAT_CHEAPER_S = 0.004
