@@ -1,5 +1,5 @@
-"""Measure what a resident kb buys a hook: one whole `kb route` process with and without a
-daemon, against `python -c pass`, in paired runs (decision 0036).
+"""Measure what a resident kb buys a hook: whole `kb route` and `kb boot` processes with and
+without a daemon, against `python -c pass`, in paired runs (decision 0036).
 
     python benchmarks/daemon.py [--runs 15] [--fleet DIR]... [--no-example]
 
@@ -8,8 +8,9 @@ indexed there first, one copy for the daemon and one for the in-process runs: no
 written into the source tree or into the fleet given), it starts
 `kb daemon start`, then runs --runs rounds; each round times, in a shuffled order, one
 `python -c pass`, one `kb route "<q>"` answered by the daemon and one answered in-process
-(`KB_NO_DAEMON=1`), the question the same within a round and changing between rounds
-(half of them taken from notes' `Search for:` lines, half made of absent words, so
+(`KB_NO_DAEMON=1`), and one `kb boot .` each way with a prompt hook's payload on stdin (a
+session of its own per round), the question the same within a round and changing between
+rounds (half of them taken from notes' `Search for:` lines, half made of absent words, so
 refusals are measured too). It prints the medians, and each median over the floor's, as a
 markdown table. `KB_MISSES_PATH` points at a scratch file, so refusals write no miss log
 into a fleet; the daemon's sockets live in a scratch KB_DAEMON_DIR, stopped at the end.
@@ -58,10 +59,24 @@ def questions(fleet: Path, count: int, seed: int) -> list[str]:
     return out
 
 
-def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+def timed(cmd: list[str], cwd: Path, env: dict[str, str], stdin: str | None = None) -> float:
     started = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        cmd,
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        text=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return (time.perf_counter() - started) * 1000
+
+
+def hook_payload(question: str, cwd: Path, round_no: int) -> str:
+    """What a runtime's prompt hook hands `kb boot` on stdin: a session of its own per
+    round, so each boot is a session's first message (its briefing is built in full)."""
+    return json.dumps({"session_id": f"bench-{round_no}", "cwd": str(cwd), "prompt": question})
 
 
 def _held_in_memory(fleet: Path, env: dict[str, str], limit_s: float = 120.0) -> None:
@@ -96,22 +111,29 @@ def measure(name: str, fleet: Path, alone_copy: Path, runs: int, work: Path) -> 
         "python -c pass": lambda q: [sys.executable, "-c", "pass"],
         "kb route, daemon": lambda q: [str(KB), "route", q],
         "kb route, no daemon": lambda q: [str(KB), "route", q],
+        "kb boot, daemon": lambda q: [str(KB), "boot", "."],
+        "kb boot, no daemon": lambda q: [str(KB), "boot", "."],
     }
-    envs = {"python -c pass": env, "kb route, daemon": env, "kb route, no daemon": alone}
+    daemon_kinds = ("python -c pass", "kb route, daemon", "kb boot, daemon")
+    envs = {k: env if k in daemon_kinds else alone for k in kinds}
     # The in-process runs get a copy of their own: each one opens and closes the index,
     # which the daemon would see as a change to its fleet (the WAL file comes and goes).
-    cwds = {"python -c pass": fleet, "kb route, daemon": fleet, "kb route, no daemon": alone_copy}
+    cwds = {k: fleet if k in daemon_kinds else alone_copy for k in kinds}
     times: dict[str, list[float]] = {k: [] for k in kinds}
+
+    def stdin(k: str, q: str, n: int) -> str | None:
+        return hook_payload(q, cwds[k], n) if k.startswith("kb boot") else None
+
     try:
         for k in kinds:  # one uncounted warm-up each: the daemon's first open, page cache
-            timed(kinds[k](asked[0]), cwds[k], envs[k])
+            timed(kinds[k](asked[0]), cwds[k], envs[k], stdin(k, asked[0], -1))
         _held_in_memory(fleet, env)
         rng = random.Random(1)
-        for q in asked:
+        for n, q in enumerate(asked):
             order = list(kinds)
             rng.shuffle(order)
             for k in order:
-                times[k].append(timed(kinds[k](q), cwds[k], envs[k]))
+                times[k].append(timed(kinds[k](q), cwds[k], envs[k], stdin(k, q, n)))
     finally:
         subprocess.run([str(KB), "daemon", "stop"], cwd=fleet, env=env, capture_output=True)
     floor = statistics.median(times["python -c pass"])

@@ -19,6 +19,7 @@ import contextlib
 import os
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 # A write holds its temp file for milliseconds; one ten minutes old belongs to a process
@@ -27,6 +28,25 @@ from pathlib import Path
 TEMP_STALE_S = 600.0
 # mkstemp's names (8 of a-z0-9_) and notewrite's (8 hex digits): nothing a person writes.
 _TEMP_NAME = re.compile(r"\.(?:.+\.)?[a-z0-9_]{8}\.tmp")
+
+# A resident kb may answer a verb before it has confirmed that the fleet it holds is still
+# current (kb.shell.daemon). It then sets a check that every write kb makes for a verb passes
+# first: the check returns when the answer stands, and raises to stop the verb before
+# anything is written. None in every other process.
+_write_check: Callable[[], None] | None = None
+
+
+def check_writes(check: Callable[[], None] | None) -> None:
+    global _write_check
+    _write_check = check
+
+
+def before_write() -> None:
+    """Called by every writer a verb uses (write_atomic, kb.io.deferred.update,
+    kb.io.bootstate.append_event) before it touches the disk."""
+    if _write_check is not None:
+        _write_check()
+
 
 _CRASH_AT = os.environ.get("KB_CRASH_AT")
 _crash_counts: dict[str, int] = {}
@@ -77,6 +97,7 @@ def write_atomic(path: Path, text: str, errors: str = "strict") -> None:
     """Write to a temp file in the same folder, fsync it, then rename it over `path`.
     `errors="surrogateescape"` writes back the bytes of text read with it (a file that was
     not all UTF-8 keeps its other bytes)."""
+    before_write()
     import tempfile  # shutil, bz2, random: only a writer pays for them
 
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

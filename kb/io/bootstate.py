@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kb.io.atomic import write_atomic
+from kb.io.atomic import before_write, write_atomic
 from kb.io.safe_read import Read, read_named
 from kb.pure.sessionname import safe_session
 
@@ -55,6 +55,7 @@ def remember_agent(root: str, safe: str, agent: str) -> None:
 
 
 def append_event(root: str, safe: str, line: str) -> None:
+    before_write()
     folder = sessions_dir(root)
     path = folder / f"{safe}.events"
     with contextlib.suppress(OSError, ValueError):

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kb.io.atomic import write_atomic
+from kb.io.atomic import before_write, write_atomic
 from kb.io.lockfile import LockBusy, LockUnavailable, lock_path, locked, read_or_empty
 
 Record = dict[str, Any]
@@ -85,6 +85,7 @@ def update(path: Path, record: Record, fold: Fold, wait_s: float) -> str | None:
     one stderr line) rather than the record sitting in the pending folder with
     `recorded: true` forever (issue 24, part 7). The record is still deferred when the
     pending folder takes it, so it is folded in once the log can be written."""
+    before_write()
     try:
         with locked(lock_path(path), wait_s):
             waiting = pending(path)

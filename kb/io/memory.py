@@ -126,18 +126,9 @@ ResidentProvider = Callable[[tuple[str, ...], bool], "Memory | None"]
 _resident: ResidentProvider | None = None
 
 
-def set_resident(
-    provider: ResidentProvider | None, before_write: Callable[[], None] | None = None
-) -> None:
-    """Install (or, with None, remove) the resident provider, and what must run before a
-    verb writes anything: a resident kb may answer before it has confirmed that the fleet
-    it holds is current (kb.shell.daemon), and confirms it there, or stops the verb."""
-    global _resident, _before_write
+def set_resident(provider: ResidentProvider | None) -> None:
+    global _resident
     _resident = provider
-    _before_write = before_write
-
-
-_before_write: Callable[[], None] | None = None
 
 
 _T = TypeVar("_T")
@@ -1035,8 +1026,6 @@ class Memory:
         # What is logged, scrubbed of secrets and cut to what the router read: the loss
         # reports that, and `kb boot` hands it on to the session record.
         logged = loggable(question)
-        if _before_write is not None:
-            _before_write()  # a resident kb's answer is confirmed current before it is logged
         error = misslog.record(log, logged, looked_like, today)
         return RecallLoss(logged, looked_like, today, str(log), error)
 

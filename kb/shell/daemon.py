@@ -528,8 +528,8 @@ class Warm:
 
     def begin(self, speculate: bool = False) -> None:
         """A new request: its cookie is not sent yet. `speculate`: a fleet held open may
-        answer before the cookie is back, to be confirmed by `confirm` (a verb whose only
-        write is guarded by it: see Daemon._run)."""
+        answer before the cookie is back, to be confirmed by `confirm` before any write and
+        before the reply (see Daemon._run)."""
         self._synced = None
         self._sent = False
         self._speculating = speculate
@@ -557,8 +557,8 @@ class Warm:
         return current
 
     def before_write(self) -> None:
-        """What kb.io.memory runs before a verb writes: a speculative answer that was not
-        current stops the verb here (`Stale`), before anything is written."""
+        """What every writer runs first (kb.io.atomic.check_writes): a speculative answer
+        that was not current stops the verb here (`Stale`), before anything is written."""
         if not self.confirm():
             raise Stale
 
@@ -617,6 +617,7 @@ class Daemon:
         }
 
     def serve(self) -> int:
+        from kb.io.atomic import check_writes
         from kb.io.memory import set_resident
 
         lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -638,7 +639,8 @@ class Daemon:
         listener.listen(16)
         signal.signal(signal.SIGTERM, lambda *_: setattr(self, "stopping", True))
         self.watcher.start()
-        set_resident(self.warm.provide, self.warm.before_write)
+        set_resident(self.warm.provide)
+        check_writes(self.warm.before_write)
         last = time.monotonic()
         listener.settimeout(min(1.0, self.idle_s))
         try:
@@ -652,6 +654,7 @@ class Daemon:
                         last = time.monotonic()
         finally:
             set_resident(None)
+            check_writes(None)
             with contextlib.suppress(OSError):
                 if os.stat(self.sock_path).st_ino == os.fstat(listener.fileno()).st_ino:
                     self.sock_path.unlink()
@@ -702,11 +705,11 @@ class Daemon:
             return {"fallback": "malformed request"}
         stdin = raw.encode("latin-1") if isinstance(raw, str) else b""
         args = [str(a) for a in argv]
-        # `kb route` answers while the watcher's cookie travels (5-10 ms at 10,000 notes,
-        # about a question's own cost): its one write, a refusal's miss log entry, waits for
-        # the cookie (kb.io.memory's before_write hook), and so does its reply. Other verbs
-        # wait first: `kb boot` writes session records as it goes.
-        speculate = args[:1] == ["route"]
+        # `kb route` and `kb boot` (the verbs a hook runs on every prompt) answer while the
+        # watcher's cookie travels (3-6 ms, about a 10,000-note question's own cost): every
+        # write they make (a miss, a session event, an abstention) first waits for it
+        # (kb.io.atomic.before_write), and so does the reply. The other verbs wait first.
+        speculate = args[:1] in (["route"], ["boot"])
         try:
             for _attempt in range(2):
                 self.warm.begin(speculate)

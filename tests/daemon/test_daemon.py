@@ -398,6 +398,26 @@ def test_an_answer_given_before_the_cookie_came_back_is_never_logged_stale(
     assert all(any(line.endswith(f" timetable {n}") for line in logged) for n in range(5))
 
 
+def test_a_boot_answered_before_the_cookie_came_back_writes_its_events_once(
+    daemons: Daemons, fleet: Path
+) -> None:
+    """`kb boot` answers while the cookie travels too; a note written just before the
+    prompt makes that first answer stale, and its session event must not be written twice
+    (once by the stale answer, once by the fresh one)."""
+    daemons.kb(["index"], fleet, daemon=False)
+    daemons.start(fleet, {"KB_DAEMON_WATCH": "watcher"})
+    assert daemons.kb(["route", "backup restore"], fleet).code == 0  # the fleet is held now
+    note = fleet / "fleet" / "clara" / "knowledge" / "zanzibar.md"
+    for attempt in range(5):
+        note.write_text(NOTE.format(body="The ferry leaves at nine."))
+        payload = {"session_id": f"ferry{attempt}", "cwd": str(fleet), "prompt": "zanzibar ferry"}
+        out = daemons.kb(["boot"], fleet, stdin=json.dumps(payload))
+        assert out.code == 0 and "zanzibar.md" in out.stdout, out.stdout
+        note.unlink()
+        events = fleet / ".kb" / "sessions" / f"ferry{attempt}.events"
+        assert len(events.read_text(encoding="utf-8").splitlines()) == 1
+
+
 def test_without_a_watcher_each_request_checks_by_stat(daemons: Daemons, fleet: Path) -> None:
     daemons.kb(["index"], fleet, daemon=False)
     daemons.start(fleet, {"KB_DAEMON_WATCH": "stat"})
