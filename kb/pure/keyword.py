@@ -205,13 +205,15 @@ def rank_prepared(
     """Score each (entry order, prepared entry) and keep the best `top`: the one ranking
     both the in-memory index and the persisted postings (kb.io.memory) call."""
     query_norm = " ".join(terms)
-    hits: list[tuple[float, str, int, KeywordHit]] = []
+    # (-score, rel, entry order) sorts as the ranking does; a hit is built only for the `top`
+    # kept: a question at 10,000 notes scores ~300 candidates and keeps 20 (0.2 ms a question)
+    hits: list[tuple[float, str, int, Prepared, tuple[str, ...]]] = []
     for i, p in candidates:
         score, matched = score_entry(p, terms, query_norm, idf)
         if score > 0:
-            hits.append((-score, p.entry.rel, i, KeywordHit(p.entry, score, matched)))
+            hits.append((-score, p.entry.rel, i, p, matched))
     hits.sort(key=lambda h: (h[0], h[1], h[2]))
-    return [h[3] for h in hits[:top]]
+    return [KeywordHit(p.entry, -neg, matched) for neg, _, _, p, matched in hits[:top]]
 
 
 def term_prefixes(terms: Iterable[str]) -> set[str]:
