@@ -190,6 +190,10 @@ small_words = st.text("abrc", min_size=1, max_size=9)
 @example(part="aaaaaa", words=["aaaa"])
 @example(part="gravity", words=["gravty"])  # a typo whose Dice is under the floor
 @example(part="radium", words=["raidum"])  # a typo that shares no trigram
+@example(part="radium", words=["rdaium"])  # a typo in the first two letters: its end kept
+@example(part="radium", words=["xadium"])
+@example(part="radium", words=["rdium"])  # a typo one letter shorter, Dice under the floor
+@example(part="radium", words=["raxdium"])  # one letter longer
 def test_the_bound_never_keeps_out_a_key_word_the_score_keeps(part: str, words: list[str]) -> None:
     asked = asked_words(" ".join(words))
     assume(asked)
