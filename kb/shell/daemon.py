@@ -476,6 +476,7 @@ class Warm:
         # count each fleet so answered was last checked at, for `confirm`.
         self._speculating = False
         self._pending: list[int] = []
+        self._request_thread = threading.get_ident()
         self._stat_cheaper = 0.0 if os.environ.get(WATCH_ENV) == "watcher" else STAT_CHEAPER_S
 
     def provide(self, opened: tuple[str, ...], include_private: bool) -> Memory | None:
@@ -538,6 +539,7 @@ class Warm:
         self._sent = False
         self._speculating = speculate
         self._pending = []
+        self._request_thread = threading.get_ident()
 
     def _sync(self) -> bool:
         if self._synced is None:
@@ -563,6 +565,8 @@ class Warm:
     def before_write(self) -> None:
         """What every writer runs first (kb.io.atomic.check_writes): a speculative answer
         that was not current stops the verb here (`Stale`), before anything is written."""
+        if threading.get_ident() != self._request_thread:
+            return  # a thread of the daemon's own (a base read into memory) answers nothing
         if not self.confirm():
             raise Stale
 

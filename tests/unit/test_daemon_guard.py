@@ -1,0 +1,52 @@
+"""The daemon's write guard in process (kb.shell.daemon.Warm.before_write): a request that
+answered before its cookie came back is stopped at its first write when the fleet changed,
+and only the request's own thread is ever stopped. The subprocess tests in tests/daemon
+hold the same guard end to end."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from kb.shell.daemon import Stale, Warm, Watcher
+
+
+def _warm_with_a_stale_answer(tmp_path: Path) -> Warm:
+    watcher = Watcher([str(tmp_path)], tmp_path / "cookie")
+    watcher.mode = "watcher"  # trusted, but never started: no cookie will come back
+    (tmp_path / "cookie").mkdir()
+    warm = Warm(str(tmp_path), watcher)
+    warm.begin(speculate=True)
+    warm._pending.append(watcher.generation)  # answered from the fleet as last checked
+    watcher.generation += 1  # and a change was reported since
+    return warm
+
+
+def test_a_stale_answer_is_stopped_at_its_first_write(tmp_path: Path) -> None:
+    warm = _warm_with_a_stale_answer(tmp_path)
+    with pytest.raises(Stale):
+        warm.before_write()
+
+
+def test_another_thread_of_the_daemon_is_never_stopped(tmp_path: Path) -> None:
+    warm = _warm_with_a_stale_answer(tmp_path)
+    raised: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            warm.before_write()
+        except BaseException as e:  # what is caught is the finding
+            raised.append(e)
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    thread.join()
+    assert raised == []
+
+
+def test_a_request_that_did_not_answer_first_writes_freely(tmp_path: Path) -> None:
+    warm = _warm_with_a_stale_answer(tmp_path)
+    warm.begin(speculate=False)
+    warm.before_write()  # nothing pending: no cookie is waited for, nothing raised
