@@ -51,7 +51,7 @@ from attrs import evolve, frozen
 from kb.io import misslog, rejectlog, routelogs, syncrecover
 from kb.io.atomic import crash_point, write_atomic
 from kb.io.deferred import Fold, fold_pending
-from kb.io.git import LOCK_BACKOFF_MS, TREE_LOCK_NAME, TREE_LOCK_WAIT_S
+from kb.io.git import TREE_LOCK_NAME, TREE_LOCK_WAIT_S
 from kb.io.indexer import IndexFailure, index_bases
 from kb.io.lockfile import (
     DEAD_LOCK_GRACE_S,
@@ -61,6 +61,12 @@ from kb.io.lockfile import (
     release_lock,
     take_lock,
 )
+from kb.io.syncgit import SyncFailure as SyncFailure
+from kb.io.syncgit import git as _git
+from kb.io.syncgit import is_ancestor as _is_ancestor
+from kb.io.syncgit import last_line as _last_line
+from kb.io.syncgit import ref as _ref
+from kb.io.syncgit import run as _run
 from kb.io.syncrecover import RecoveryFailure, State
 from kb.io.walk import WalkError, expand_roots, read_text
 from kb.pure import misslog as pure_misslog
@@ -90,10 +96,6 @@ FOLDS: dict[str, Fold] = {
 }
 
 
-class SyncFailure(Exception):
-    """One line for stderr (without `kb: `): the sync stopped, and nothing was lost."""
-
-
 @frozen
 class Synced:
     report: Report
@@ -107,54 +109,6 @@ class _Repo:
     fleet: Path  # the fleet directory as given, resolved
     fleet_rel: str  # relative to `top`, `.` for the top itself
     common_dir: Path  # where refs live (the git directory itself, but in a linked worktree)
-
-
-def _run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    # KB_COMMIT: a fleet's pre-commit hook refuses raw commits without it. No prompt: a
-    # remote that wants a password is an unreachable remote here, not a hung sync.
-    env = {**os.environ, "KB_COMMIT": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_EDITOR": "true"}
-    # A crash point names a moment of this process (kb.io.atomic), not of the merge drivers
-    # git starts for it: they would count the same labels on their own.
-    env.pop("KB_CRASH_AT", None)
-    for delay in (*LOCK_BACKOFF_MS, None):
-        proc = subprocess.run(
-            ["git", "-C", str(repo), *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-            encoding="utf-8",
-            errors="surrogateescape",
-        )
-        if proc.returncode == 0 or "index.lock" not in proc.stderr or delay is None:
-            return proc
-        time.sleep(delay / 1000)
-    raise AssertionError("unreachable")
-
-
-def _last_line(proc: subprocess.CompletedProcess[str]) -> str:
-    """git's own reason in one line: its first `fatal:` or `error:` line, else its last."""
-    lines = [x.strip() for x in (proc.stderr or proc.stdout).splitlines() if x.strip()]
-    said = [x for x in lines if not x.startswith("hint:")]
-    fatal = next((x for x in said if x.startswith(("fatal:", "error:"))), None)
-    detail = fatal.split(":", 1)[1].strip() if fatal else (said[-1] if said else "")
-    return printable(detail) or f"git exited {proc.returncode}"
-
-
-def _git(repo: Path, *args: str) -> str:
-    proc = _run(repo, *args)
-    if proc.returncode != 0:
-        raise SyncFailure(f"git {args[0]} failed: {_last_line(proc)}")
-    return proc.stdout
-
-
-def _ref(repo: Path, ref: str) -> str | None:
-    proc = _run(repo, "rev-parse", "-q", "--verify", ref + "^{commit}")
-    return proc.stdout.strip() if proc.returncode == 0 else None
-
-
-def _is_ancestor(repo: Path, older: str, newer: str) -> bool:
-    return _run(repo, "merge-base", "--is-ancestor", older, newer).returncode == 0
 
 
 # -- where ----------------------------------------------------------------------------------
