@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("mcp", "starlette", "uvicorn", "rich", "anyio", "pydantic")
+# markdown_it: only the reading room renders markdown (decision 0039).
+HEAVY = ("mcp", "starlette", "uvicorn", "rich", "anyio", "pydantic", "markdown_it")
 
 PROBE = """
 import sys
