@@ -38,29 +38,6 @@ from kb.pure.tokens import normalise
 
 Verdict = Literal["hit", "guess", "nothing"]
 
-# -- the original's floor, reported only ------------------------------------------------
-
-SCORE_FLOOR = 17.5
-FLOOR_CALIBRATED_AT = 226
-MIN_ENTRIES_TO_ROUTE = 2
-MIN_MARGIN = 1.5  # reported in docs only; never gates
-
-
-def idf_unique(n: int) -> float:
-    """The idf of a word found in exactly one of `n` entries."""
-    return math.log(1.0 + n / 2.0)
-
-
-FLOOR_IN_UNIQUE_KEYS = SCORE_FLOOR / (W_KEYWORD * idf_unique(FLOOR_CALIBRATED_AT))
-
-
-def floor_for(n: int) -> float:
-    """The original's floor at `n` entries (0.6158 unique keys' score): reported, never
-    decides."""
-    if n <= 0:
-        return 0.0
-    return FLOOR_IN_UNIQUE_KEYS * W_KEYWORD * idf_unique(n)
-
 
 @frozen
 class Confidence:
@@ -74,22 +51,6 @@ class Confidence:
     # The share of the question's words the fleet knows, and the fleet's line for it.
     known: float = 0.0
     known_line: float = 0.0
-
-
-def confidence_of(
-    keyword_hits: Sequence[KeywordHit], text_keys: set[tuple[str, str]], n: int
-) -> Confidence:
-    """The keyword scorer's facts (agreement, top score, margin, the original's floor) with
-    the original's floor verdict; `judged` replaces that verdict by the evidence's."""
-    floor = floor_for(n)
-    if not keyword_hits:
-        return Confidence("nothing", 0, 0.0, 0.0, floor)
-    top = keyword_hits[0]
-    runner_up = keyword_hits[1].score if len(keyword_hits) > 1 else 0.0
-    margin = top.score / runner_up if runner_up > 0 else 1.0
-    agreement = 2 if (top.entry.base, top.entry.rel) in text_keys else 1
-    verdict: Verdict = "hit" if n >= MIN_ENTRIES_TO_ROUTE and top.score >= floor else "guess"
-    return Confidence(verdict, agreement, top.score, margin, floor)
 
 
 # -- the evidence verdict ----------------------------------------------------------------
@@ -271,3 +232,43 @@ def evidence_none(
     entries: int, asked: int, known: float = 1.0, known_line: float = 0.0
 ) -> Evidence:
     return Evidence(0.0, 0, asked, 0.0, 0.0, False, entries, known, known_line)
+
+
+# -- the original's floor, reported only ------------------------------------------------
+
+SCORE_FLOOR = 17.5
+FLOOR_CALIBRATED_AT = 226
+MIN_ENTRIES_TO_ROUTE = 2
+MIN_MARGIN = 1.5  # reported in docs only; never gates
+
+
+def idf_unique(n: int) -> float:
+    """The idf of a word found in exactly one of `n` entries."""
+    return math.log(1.0 + n / 2.0)
+
+
+FLOOR_IN_UNIQUE_KEYS = SCORE_FLOOR / (W_KEYWORD * idf_unique(FLOOR_CALIBRATED_AT))
+
+
+def floor_for(n: int) -> float:
+    """The original's floor at `n` entries (0.6158 unique keys' score): reported, never
+    decides."""
+    if n <= 0:
+        return 0.0
+    return FLOOR_IN_UNIQUE_KEYS * W_KEYWORD * idf_unique(n)
+
+
+def confidence_of(
+    keyword_hits: Sequence[KeywordHit], text_keys: set[tuple[str, str]], n: int
+) -> Confidence:
+    """The keyword scorer's facts (agreement, top score, margin, the original's floor) with
+    the original's floor verdict; `judged` replaces that verdict by the evidence's."""
+    floor = floor_for(n)
+    if not keyword_hits:
+        return Confidence("nothing", 0, 0.0, 0.0, floor)
+    top = keyword_hits[0]
+    runner_up = keyword_hits[1].score if len(keyword_hits) > 1 else 0.0
+    margin = top.score / runner_up if runner_up > 0 else 1.0
+    agreement = 2 if (top.entry.base, top.entry.rel) in text_keys else 1
+    verdict: Verdict = "hit" if n >= MIN_ENTRIES_TO_ROUTE and top.score >= floor else "guess"
+    return Confidence(verdict, agreement, top.score, margin, floor)
