@@ -1,0 +1,4 @@
+"""One base's SQLite database at `<base>/.kb/index.db` (being split into one module per job)."""
+
+from kb.io.store.headers import *  # noqa: F403
+from kb.io.store.headers import _stored  # noqa: F401
