@@ -21,9 +21,8 @@ import functools
 import json
 import os
 import sqlite3
-import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +31,17 @@ from attrs import frozen
 from kb.io.atomic import crash_point
 from kb.io.indexowner import discard, owned_by, stamp_for
 from kb.io.safe_read import Read, Refused, read_note
+from kb.io.store.schema import (
+    SQL_VARIABLES,
+    StoreError,
+    connect,
+    connect_immutable,
+    connect_in_memory,
+    db_path,
+    prepare,
+    wait_briefly,
+    wait_fully,
+)
 from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.calibration import Calibration, everyday_words, title_sample, title_words_known
 from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_norms, token_sets
@@ -45,22 +55,10 @@ from kb.pure.tokens import question_terms, stem, words
 if TYPE_CHECKING:
     from kb.pure.warmtext import WarmText
 
-# Bump when parsing rules change: every cached header is then re-read once.
-HEADER_CACHE_VERSION = 15  # 15: kw_trigrams holds the deletion neighbourhoods of short key words
-# Before this version a note was read by path, so a note swapped for a link into the private
-# layer while kb read it could leave private text in the text index under the public
-# note's hash (issue 24, F6): an index stamped older has every file's hash cleared, so the
-# next `kb index` reads every note again through kb.io.safe_read.
-JUDGED_READS_VERSION = 14
-BUSY_TIMEOUT_MS = 5000
 NOT_A_BASE = (
     "this folder is not a base (it has no agent.txt and no MAP.md), so a reading verb makes "
     "no index in it (kb init makes a base, kb index indexes this folder anyway)"
 )
-CACHE_WRITE_BUSY_MS = 50  # the header cache is saved only if the write lock is free now
-# How long a first open waits for another process to finish creating the tables: that work
-# takes milliseconds, so a wait this long means a writer is stuck, not busy.
-SCHEMA_WAIT_S = 60.0
 PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
 SNIPPET_TOKENS = 14
 # `kb index`'s page cache per connection, in KiB (SQLite's default is 2,000). A cold base is
@@ -86,77 +84,6 @@ _question_stem = functools.lru_cache(maxsize=4096)(stem)
 # FTS5 keeps its structure record (the segments and a counter of segments written, so every
 # write changes it) in the `_data` table under this id (fts5Int.h: FTS5_STRUCTURE_ROWID)
 FTS5_STRUCTURE_ID = 10
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS files (
-    base TEXT NOT NULL, path TEXT NOT NULL, hash TEXT NOT NULL,
-    provenance TEXT, stage TEXT, captured_from TEXT,
-    private INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (base, path));
-CREATE TABLE IF NOT EXISTS sources (
-    base TEXT NOT NULL, key TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
-    author TEXT, year TEXT, container TEXT, url TEXT, doi TEXT, isbn TEXT,
-    retrieved_on TEXT NOT NULL, retrieval_status TEXT NOT NULL, replaces TEXT,
-    PRIMARY KEY (base, key));
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
-    base UNINDEXED, path UNINDEXED, heading_path, text,
-    tokenize = 'unicode61 remove_diacritics 2');
-CREATE TABLE IF NOT EXISTS chunk_counts (rowid INTEGER PRIMARY KEY, counts TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS chunk_spans (
-    base TEXT NOT NULL, path TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL,
-    PRIMARY KEY (base, path));
-CREATE INDEX IF NOT EXISTS chunk_spans_first ON chunk_spans (first);
-"""
-
-# `chunk_counts` is ours too: each chunk's words (`counts_text`), written with the chunk, so a
-# question's candidates are scored without tokenising their text again (tokenising was a
-# third of an answerable question's time at 10,000 notes).
-# `chunk_spans` is ours, beside the spec's tables: the rowid range of each file's chunks.
-# base and path are UNINDEXED in FTS5, so deleting a file's chunks by them scans every
-# chunk (7.8 ms per file on a 5,223-chunk base); by rowid range it is an index lookup. A
-# file without a span (an index written before the table existed) falls back to the scan.
-
-# `parsed` is one JSON array per file, [keys, front matter pairs]; `tokens`, for a keyed
-# file, the keyword scorer's token sets as [title, stem, purpose tokens, key norms] (see
-# `entries.sets_from_norms`), so opening a fleet never re-tokenises its keys: that was 69% of
-# a warm open at 10,000 notes (1.5-2.5 s), in every process. `tokens` is decoded only by a
-# caller that scores (a no-op `kb index` decoding it spent 1.4 s of 2.6 s at 10,000 notes).
-HEADERS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS headers (
-    path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    hash TEXT, bucket TEXT NOT NULL, title TEXT NOT NULL, purpose TEXT NOT NULL,
-    parsed TEXT NOT NULL, tokens TEXT,
-    declared INTEGER NOT NULL DEFAULT 0, derivable INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS kw_vocab (
-    word TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (word, path)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS kw_second (
-    word TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (word, path)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS kw_parts (
-    part TEXT NOT NULL, key TEXT NOT NULL, path TEXT NOT NULL,
-    PRIMARY KEY (part, key, path)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS kw_trigrams (
-    tri TEXT NOT NULL, part TEXT NOT NULL, PRIMARY KEY (tri, part)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS scan_lights (digest TEXT PRIMARY KEY, lights TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS source_stamps (base TEXT PRIMARY KEY, stamp TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS text_words (
-    stem TEXT NOT NULL, word TEXT NOT NULL, PRIMARY KEY (stem, word)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS text_words_stamp (id INTEGER PRIMARY KEY, structure BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS calibration (
-    id INTEGER PRIMARY KEY, structure BLOB NOT NULL, everyday TEXT NOT NULL,
-    title_known INTEGER NOT NULL, title_words INTEGER NOT NULL, known TEXT NOT NULL);
-"""
-HEADER_TABLES = (
-    "headers",
-    "kw_vocab",
-    "kw_second",
-    "kw_parts",
-    "kw_trigrams",
-    "scan_lights",
-    "source_stamps",
-    "text_words",
-    "text_words_stamp",
-    "calibration",
-)
 
 # `calibration` is what the verdict's `nothing` line is measured with on this base
 # (`kb.pure.calibration`): how many sampled title words another note also holds, and which
@@ -204,10 +131,6 @@ SCAN_LIGHTS_KEPT = 4
 # `--top 10**30` or an MCP `top` of 1e300 is a number, not an error, but SQLite's LIMIT holds
 # a signed 64-bit integer and raises OverflowError past it: every limit is clamped to it.
 SQL_LIMIT_MAX = 2**63 - 1
-# Values bound in one `IN (...)` list: SQLite's default cap is 32,766; 500 keeps a statement
-# small enough to prepare fast.
-SQL_VARIABLES = 500
-
 # Ranking alone: bm25 over the matching rows, no snippet or text. Snippets are computed only
 # for the chunks of files the answer keeps (measured at 10,000 notes: 3.4 ms per base with
 # snippets for 30 rows, 0.5 ms ranking alone).
@@ -283,15 +206,6 @@ class SpanMap:
         found = (str(row[0]), str(row[1]), bool(row[2])) if row is not None else None
         self._found[rowid] = found
         return found
-
-
-class StoreError(Exception):
-    """The index could not be opened. `path` and `reason` let each verb word it its way."""
-
-    def __init__(self, message: str, path: Path | None = None, reason: str = "") -> None:
-        super().__init__(message)
-        self.path = path
-        self.reason = reason
 
 
 @frozen
@@ -390,10 +304,6 @@ FOREIGN = (
 )
 
 
-def db_path(root: Path) -> Path:
-    return root / ".kb" / "index.db"
-
-
 class Store:
     """An open index database for one base."""
 
@@ -490,13 +400,7 @@ class Store:
             return cls._in_memory(path, "nothing is indexed here and the folder cannot be written")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                path,
-                timeout=BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,
-                check_same_thread=False,  # a Memory serialises its calls (kb.io.memory)
-            )
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn = connect(path)
             if stamp is not None and not existed:
                 # Before WAL, so the stamp is in the file's own header for the next opener.
                 conn.execute(f"PRAGMA application_id = {stamp}")
@@ -504,7 +408,7 @@ class Store:
                 conn.execute("PRAGMA journal_mode = WAL")
             except sqlite3.OperationalError:
                 pass  # a read-only location keeps its journal mode
-            rebuilt = cls._prepare(conn)
+            rebuilt = prepare(conn)
         except (sqlite3.Error, OSError) as e:
             with contextlib.suppress(NameError, sqlite3.Error):
                 conn.close()
@@ -521,20 +425,23 @@ class Store:
                     str(e),
                 ) from e
             raise StoreError(f"cannot open the index at {path}: {e}", path, str(e)) from e
-        store = cls(conn, path, rebuilt, lambda: _connect(path))
+        store = cls(conn, path, rebuilt, lambda: connect(path))
         if disowned:
             store.notice = f"{FOREIGN}; kb deleted it unread, and kb index fills a new one"
         return store
+
+    # `prepare`, where tests/unit/test_store_migrate.py calls it
+    _prepare = staticmethod(prepare)
 
     @classmethod
     def _immutable(cls, path: Path) -> Store | None:
         """The index opened read-only and immutable (no lock, no -shm file: what a read-only
         disk allows), or None when it cannot be read that way either."""
         try:
-            conn = _connect_immutable(path)
+            conn = connect_immutable(path)
         except sqlite3.Error:
             return None
-        store = cls(conn, path, False, lambda: _connect_immutable(path))
+        store = cls(conn, path, False, lambda: connect_immutable(path))
         store.fallback = "the index is read-only here; answering from it as it stands"
         return store
 
@@ -546,79 +453,9 @@ class Store:
 
     @classmethod
     def _in_memory(cls, path: Path, why: str) -> Store:
-        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        conn.executescript(SCHEMA)
-        conn.executescript(HEADERS_SCHEMA)
-        conn.execute(f"PRAGMA user_version = {HEADER_CACHE_VERSION}")
-        store = cls(conn, path, False)
+        store = cls(connect_in_memory(), path, False)
         store.fallback = f"{why}; answering from the notes' headers alone, with no text index"
         return store
-
-    @classmethod
-    def _prepare(cls, conn: sqlite3.Connection) -> bool:
-        """Create or upgrade the tables unless this version of kb already stamped them, and
-        say whether an older text index was emptied. An index stamped by this version has
-        every table and column (they are created before the stamp): the work is skipped,
-        which was about 1 ms per base in every process.
-
-        The work is one write transaction, and the stamp is read again inside it. Three
-        processes opening a fresh fleet at once used to each read "unstamped" and each drop
-        and recreate the header tables, so one of them found `headers` missing between
-        its own create and its first read (20 of 120 such opens crashed). Now the first
-        one in creates the tables and the others, once inside, find the stamp and leave
-        them alone."""
-        deadline = time.monotonic() + SCHEMA_WAIT_S
-        while conn.execute("PRAGMA user_version").fetchone()[0] != HEADER_CACHE_VERSION:
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as e:
-                # Another process holds the write lock, most likely a first `kb index` that
-                # stamped the tables before it began: read the stamp again.
-                if not is_busy(e) or time.monotonic() > deadline:
-                    raise
-                continue
-            try:
-                stamped = conn.execute("PRAGMA user_version").fetchone()[0]
-                if stamped == HEADER_CACHE_VERSION:
-                    conn.execute("COMMIT")
-                    return False
-                for statement in _statements(SCHEMA):
-                    conn.execute(statement)
-                rebuilt = cls._migrate(conn)
-                if stamped < JUDGED_READS_VERSION:
-                    # every file is indexed again by the next `kb index`, read as it is now
-                    conn.execute("UPDATE files SET hash = ''")
-                # The cache is derived: a new shape is simply rebuilt on this open.
-                for table in HEADER_TABLES:
-                    conn.execute(f"DROP TABLE IF EXISTS {table}")
-                for statement in _statements(HEADERS_SCHEMA):
-                    conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {HEADER_CACHE_VERSION}")
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            return rebuilt
-        return False
-
-    @staticmethod
-    def _migrate(conn: sqlite3.Connection) -> bool:
-        """Add the columns an index written by an older kb lacks, and empty its text index
-        so the next `kb index` rebuilds it; inside `_prepare`'s transaction, so a kill
-        between adding `private` (default 0) and emptying the tables cannot leave every
-        private chunk served as public."""
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(files)")}
-        missing = [c for c in ("private", "captured_from") if c not in columns]
-        if not missing:
-            return False
-        if "private" in missing:
-            conn.execute("ALTER TABLE files ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
-        if "captured_from" in missing:
-            conn.execute("ALTER TABLE files ADD COLUMN captured_from TEXT")
-        for table in ("chunks", "files", "chunk_spans", "chunk_counts"):
-            conn.execute(f"DELETE FROM {table}")
-        return "private" in missing
 
     def close(self) -> None:
         with _OPEN_LOCK:
@@ -707,7 +544,7 @@ class Store:
             [[h.rel, h.private, h.bucket, h.hash, h.note] for h in lights], ensure_ascii=False
         )
         try:
-            self.conn.execute(f"PRAGMA busy_timeout = {CACHE_WRITE_BUSY_MS}")
+            wait_briefly(self.conn)
             with self.conn:
                 self.conn.execute("BEGIN IMMEDIATE")
                 self.conn.execute(
@@ -722,7 +559,7 @@ class Store:
             pass
         finally:
             with contextlib.suppress(sqlite3.Error):
-                self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                wait_fully(self.conn)
 
     def headers_of(
         self,
@@ -826,7 +663,7 @@ class Store:
         try:
             # Opportunistic, so it must not wait out a `kb index` holding the write lock:
             # with the full busy timeout every route and boot meanwhile stalled 5 s.
-            self.conn.execute(f"PRAGMA busy_timeout = {CACHE_WRITE_BUSY_MS}")
+            wait_briefly(self.conn)
             with self.conn:
                 self.conn.execute("BEGIN IMMEDIATE")
                 if self._any_postings():
@@ -853,7 +690,7 @@ class Store:
             return False
         finally:
             with contextlib.suppress(sqlite3.Error):
-                self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                wait_fully(self.conn)
 
     def _drop_postings(self, rels: Sequence[str]) -> None:
         """Delete the postings rows of these files, by primary key: the rows a file has are
@@ -1471,7 +1308,7 @@ class Store:
         written: questions then scan each stem, as before the table existed."""
         conn = self.conn
         try:
-            conn.execute(f"PRAGMA busy_timeout = {CACHE_WRITE_BUSY_MS}")
+            wait_briefly(conn)
             conn.execute("BEGIN IMMEDIATE")
             try:
                 structure = self._structure()
@@ -1498,7 +1335,7 @@ class Store:
             return False
         finally:
             with contextlib.suppress(sqlite3.Error):
-                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                wait_fully(conn)
         self._words_trusted = None
         return True
 
@@ -1607,7 +1444,7 @@ class Store:
         except sqlite3.Error:
             return Calibration(0, 0, frozenset())
         with contextlib.suppress(sqlite3.Error):
-            self.conn.execute(f"PRAGMA busy_timeout = {CACHE_WRITE_BUSY_MS}")
+            wait_briefly(self.conn)
             try:
                 self.conn.execute(
                     "INSERT OR REPLACE INTO calibration VALUES (1, ?, ?, ?, ?, ?)",
@@ -1620,7 +1457,7 @@ class Store:
                     ),
                 )
             finally:
-                self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                wait_fully(self.conn)
         return found
 
     def _measure_calibration(self, everyday: Sequence[str]) -> Calibration:
@@ -1931,55 +1768,6 @@ def _track(store: Store) -> None:
         while len(_OPEN) > MAX_OPEN_STORES:
             _, oldest = _OPEN.popitem(last=False)
             oldest._release()
-
-
-def _statements(script: str) -> Iterator[str]:
-    """The statements of a schema script one by one (`executescript` would commit the
-    transaction they are meant to run in)."""
-    pending = ""
-    for line in script.splitlines(keepends=True):
-        pending += line
-        if sqlite3.complete_statement(pending):
-            yield pending
-            pending = ""
-    if pending.strip():
-        yield pending
-
-
-def is_busy(e: BaseException) -> bool:
-    """Whether `e` is SQLite saying another connection holds the lock."""
-    if not isinstance(e, sqlite3.OperationalError):
-        return False
-    code = getattr(e, "sqlite_errorcode", None)
-    return (code & 0xFF) == sqlite3.SQLITE_BUSY if code is not None else "locked" in str(e)
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(
-        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-    )
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    return conn
-
-
-def _connect_immutable(path: Path) -> sqlite3.Connection:
-    """The index opened read-only and immutable (no lock, no -shm file: what a read-only disk
-    allows); raises sqlite3.Error when it cannot be read that way."""
-    conn = sqlite3.connect(
-        f"file:{path.as_posix()}?mode=ro&immutable=1",
-        uri=True,
-        isolation_level=None,
-        check_same_thread=False,
-    )
-    conn.execute("SELECT 1 FROM files LIMIT 1").fetchall()
-    has_headers = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'headers'").fetchone()
-    if has_headers is None or (
-        conn.execute("PRAGMA user_version").fetchone()[0] != HEADER_CACHE_VERSION
-    ):
-        # An index from another kb: its header cache cannot be trusted. An empty one in the
-        # temp schema (which shadows main's) is filled from the files instead.
-        conn.executescript(HEADERS_SCHEMA.replace("IF NOT EXISTS ", "IF NOT EXISTS temp."))
-    return conn
 
 
 def _is_base(root: Path) -> bool:
