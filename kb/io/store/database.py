@@ -1,0 +1,1725 @@
+"""The Store: one base's index database opened (or, when it cannot be, an empty one in
+memory or a read-only one), its connection kept within the process-wide budget, and its jobs
+handed out (being split out of this module).
+"""
+
+from __future__ import annotations
+
+import _thread  # the C lock: `threading` costs a hot verb about 1 ms to import
+import contextlib
+import functools
+import json
+import os
+import sqlite3
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from attrs import frozen
+
+from kb.io.atomic import crash_point
+from kb.io.indexowner import discard, owned_by, stamp_for
+from kb.io.safe_read import Read, read_note
+from kb.io.store.headers import (
+    SCAN_LIGHTS_KEPT,
+    FileHeader,
+    HeaderScan,
+    LightHeader,
+    _decode,
+    _sets,
+    _stored,
+    content_hash,
+    read_header,
+    stat_digest,
+)
+from kb.io.store.schema import (
+    SQL_VARIABLES,
+    StoreError,
+    connect,
+    connect_immutable,
+    connect_in_memory,
+    db_path,
+    prepare,
+    wait_briefly,
+    wait_fully,
+)
+from kb.io.walk import BaseSnapshot, FileStat
+from kb.pure.calibration import Calibration, everyday_words, title_sample, title_words_known
+from kb.pure.entries import bucket_of
+from kb.pure.header import field_exact, front_matter
+from kb.pure.keyword import postings_words
+from kb.pure.paths import MAP_NAMES
+from kb.pure.suggest import SUGGEST_FLOOR, WordBound, lookup_keys
+from kb.pure.textrank import Counts, PageWords, TextStats, page_counts, page_words
+from kb.pure.tokens import question_terms, stem, words
+
+if TYPE_CHECKING:
+    from kb.pure.warmtext import WarmText
+
+
+NOT_A_BASE = (
+    "this folder is not a base (it has no agent.txt and no MAP.md), so a reading verb makes "
+    "no index in it (kb init makes a base, kb index indexes this folder anyway)"
+)
+PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
+SNIPPET_TOKENS = 14
+# `kb index`'s page cache per connection, in KiB (SQLite's default is 2,000). A cold base is
+# one transaction as large as its index; with the default cache, pages spilled mid-way were
+# read back and FTS5's segment merges re-read what they had just written, so the cost per
+# note grew with the base (FTS5 alone, 5,454 chunks vs five times as many: 0.35 vs 2.35 s
+# CPU at the default, 0.29 vs 1.67 s at 64 MiB). Released with the connection after each base.
+INDEX_CACHE_KIB = 64 * 1024
+# Files whose rows `sync` sends in one statement per table: fewer calls into SQLite, and a
+# bounded amount of text held at once.
+SYNC_BATCH_FILES = 256
+# Pages whose joined word lists a store keeps for page-level scoring: a long page of the
+# pydocs corpus is about 40 KB of words, so at most ~10 MB a base.
+PAGES_KEPT = 256
+# A stem's variants are found by scanning the vocabulary from the stem as a prefix; a short
+# stem (`get`) prefixes many unrelated words, so the scan and the class are bounded.
+STEM_SCAN_MAX = 2000
+STEM_CLASS_MAX = 16
+# A question's words are stemmed once per base it is asked of, twice (11 bases, about 35
+# calls a question): the stems of recent question words are kept. Pure, so never stale.
+_question_stem = functools.lru_cache(maxsize=4096)(stem)
+
+# FTS5 keeps its structure record (the segments and a counter of segments written, so every
+# write changes it) in the `_data` table under this id (fts5Int.h: FTS5_STRUCTURE_ROWID)
+FTS5_STRUCTURE_ID = 10
+
+# `calibration` is what the verdict's `nothing` line is measured with on this base
+# (`kb.pure.calibration`): how many sampled title words another note also holds, and which
+# of the everyday questions' words the vocabulary holds, under the FTS5 structure record it
+# was read at and the everyday word list it was read for (a kb with other everyday
+# questions reads it again). Computed on first need after each change of the text index
+# (about 20 ms on a 2,000-note base) and saved when the index can be written.
+
+# `text_words` is every word of the text index (FTS5's vocabulary) under its stem, and
+# `text_words_stamp` the FTS5 structure record it was read at (issue 15). A question must
+# know each of its words' stem class (the indexed words sharing its stem, and their chunk
+# counts); finding it scans the FTS5 vocabulary from the stem as a prefix, and opening that
+# scan costs about 50 us per word per base even when nothing is there: most of a refused
+# question. While the structure record is the one stamped (every write to the text index
+# flushes a new segment, which changes it), a stem with no row here has an empty class, with
+# no scan; a stem with rows is still scanned for its counts. Written by `kb index` after its
+# sync, in a transaction of its own; a stale or missing stamp means every stem is scanned,
+# as before.
+
+
+# The keyword postings (issue 15): what the keyword scorer and the spelling suggestions need,
+# kept beside the header cache and written in the same transaction, so a process answering
+# one question reads the rows of its own words instead of decoding every header.
+# - `kw_vocab`: each keyed file's vocabulary (key bag, title, stem and purpose words); a
+#   word's rows are its postings, and their count in scope its document frequency.
+# - `kw_second`: the second word of each several-word key (a phrase inside a question starts
+#   its second word at a question word, so the question's prefixes find every such phrase).
+# - `kw_parts` and `kw_trigrams`: each key's words, and each word's trigrams (and, for a
+#   word of 5 or 6 letters, its deletion neighbourhood marked `~`), for the suggestions a
+#   refusal offers. A trigram row is never deleted: a word no file holds any
+#   more finds no `kw_parts` row, and the vocabulary only grows as fast as its words.
+# Every row names its path; the caller keeps a row only when its path is an entry this open
+# found in scope, so a deleted, renamed, newly private or no longer keyed file is never
+# counted, whatever rows it left behind.
+
+# `--top 10**30` or an MCP `top` of 1e300 is a number, not an error, but SQLite's LIMIT holds
+# a signed 64-bit integer and raises OverflowError past it: every limit is clamped to it.
+SQL_LIMIT_MAX = 2**63 - 1
+# Ranking alone: bm25 over the matching rows, no snippet or text. Snippets are computed only
+# for the chunks of files the answer keeps (measured at 10,000 notes: 3.4 ms per base with
+# snippets for 30 rows, 0.5 ms ranking alone).
+RANK_SQL = """
+SELECT chunks.rowid, chunks.base, chunks.path, bm25(chunks, 0.0, 0.0, 2.0, 1.0) AS score
+FROM chunks
+LEFT JOIN files f ON f.base = chunks.base AND f.path = chunks.path
+WHERE chunks MATCH ?
+  AND (? = 1 OR f.private = 0)
+ORDER BY score
+LIMIT ?
+"""
+
+DETAIL_SQL = """
+SELECT chunks.rowid, chunks.heading_path, snippet(chunks, 3, '', '', ' ... ', 14),
+       chunks.text, f.provenance, f.stage, f.captured_from
+FROM chunks
+LEFT JOIN files f ON f.base = chunks.base AND f.path = chunks.path
+WHERE chunks MATCH ? AND chunks.rowid IN ({marks})
+"""
+
+
+RANK_ROWID_SQL = """
+SELECT rowid, bm25(chunks, 0.0, 0.0, 2.0, 1.0) AS score
+FROM chunks WHERE chunks MATCH ? ORDER BY score LIMIT ?
+"""
+
+
+class SpanMap:
+    """Chunk rowid -> (base, path, private), looked up in `chunk_spans` by its `first`
+    index one ranked rowid at a time (loading every span cost each process a pass over all
+    files: 58 ms at 10,000 notes), remembered for the connection's current data version."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._found: dict[int, tuple[str, str, bool] | None] = {}
+        row = conn.execute("SELECT EXISTS (SELECT 1 FROM files WHERE private = 1)").fetchone()
+        self.any_private = bool(row[0])
+
+    def find_all(self, rowids: Sequence[int]) -> None:
+        """Look up every rowid not yet known in one statement (one query per ranked rowid
+        was 165 statements a question at 11 bases, about 5 ms); `find` then answers each."""
+        wanted = [r for r in dict.fromkeys(rowids) if r not in self._found]
+        for start in range(0, len(wanted), SQL_VARIABLES):
+            part = wanted[start : start + SQL_VARIABLES]
+            values = ",".join(["(?)"] * len(part))
+            rows = self._conn.execute(
+                f"WITH ranked(id) AS (VALUES {values}) "
+                "SELECT ranked.id, s.base, s.path, f.private FROM ranked "
+                "JOIN chunk_spans s ON s.rowid = ("
+                "  SELECT s2.rowid FROM chunk_spans s2 "
+                "  JOIN files f2 ON f2.base = s2.base AND f2.path = s2.path "
+                "  WHERE s2.first <= ranked.id AND s2.last >= ranked.id "
+                "  ORDER BY s2.first DESC LIMIT 1) "
+                "JOIN files f ON f.base = s.base AND f.path = s.path",
+                part,
+            ).fetchall()
+            for rowid in part:
+                self._found[rowid] = None
+            for rowid, base, path, private in rows:
+                self._found[int(rowid)] = (str(base), str(path), bool(private))
+
+    def find(self, rowid: int) -> tuple[str, str, bool] | None:
+        if rowid in self._found:
+            return self._found[rowid]
+        # An empty file's span is (first, first - 1): `last >= rowid` passes over it.
+        row = self._conn.execute(
+            "SELECT s.base, s.path, f.private FROM chunk_spans s "
+            "JOIN files f ON f.base = s.base AND f.path = s.path "
+            "WHERE s.first <= ? AND s.last >= ? ORDER BY s.first DESC LIMIT 1",
+            (rowid, rowid),
+        ).fetchone()
+        found = (str(row[0]), str(row[1]), bool(row[2])) if row is not None else None
+        self._found[rowid] = found
+        return found
+
+
+@frozen
+class SyncReport:
+    unchanged: int
+    reindexed: int
+    removed: int
+    chunks: int
+    sources: int
+
+
+def match_expression(words: Iterable[str]) -> str:
+    """The FTS5 MATCH expression for any of `words`, each quoted as one phrase."""
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+FOREIGN = (
+    "the index was not written on this machine (it came with the files: a clone, a pull or a copy)"
+)
+
+
+class Store:
+    """An open index database for one base."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path,
+        rebuilt: bool,
+        reopen: Callable[[], sqlite3.Connection] | None = None,
+    ) -> None:
+        self._conn: sqlite3.Connection | None = conn
+        # How to open the connection again after `_release` (None: it cannot be, an index in
+        # memory, so it is never released).
+        self._reopen = reopen
+        self.path = path
+        self.rebuilt = rebuilt
+        self._df_cache: dict[str, int] = {}
+        self._chunk_count: int | None = None
+        self._span_map: SpanMap | None = None
+        self._span_version = -1
+        self._vocab_ready = False
+        # Why this store is not the base's own writable index (None when it is): printed
+        # once by every verb that opens it.
+        self.fallback: str | None = None
+        # Something this open did that a person should hear of once (an index this machine
+        # did not write, deleted): printed like `fallback`, by the open that did it.
+        self.notice: str | None = None
+        self._stem_cache: dict[str, list[tuple[str, int]]] = {}
+        # Stems whose prefix scan read the vocabulary's whole range (fewer rows than
+        # STEM_SCAN_MAX): for them an empty class proves no word with that stem is indexed.
+        self._stem_complete: set[str] = set()
+        # The `data_version` the stem scans and document counts were read at: another
+        # process's commit (a `kb index` while a library caller holds this store) empties them.
+        self._vocab_version = -1
+        # Whether `text_words` may be trusted at `_vocab_version` (None: not yet asked)
+        self._words_trusted: bool | None = None
+        # (chunks, tokens) from FTS5's averages record, read once per `_vocab_version`
+        self._averages: tuple[int, int] | None = None
+        # How many files the text index holds, read at `_page_version`
+        self._page_total: int | None = None
+        self._page_version = -2
+        # recent pages' word lists (`_page_words`), at `_pages_version`
+        self._pages: OrderedDict[tuple[int, int], PageWords] = OrderedDict()
+        self._pages_version = -2
+        # The text index held in memory (`warm`), and the (data_version, total_changes) of
+        # this connection it was last confirmed at: None when the store answers from SQL.
+        self._warm: WarmText | None = None
+        self._warm_seen: tuple[int, int] | None = None
+        _track(self)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The open connection, opened again if the process-wide budget released it."""
+        if self._conn is None:
+            if self._reopen is None:
+                raise StoreError(f"the index at {self.path} is closed", self.path, "closed")
+            self._conn = self._reopen()
+            self._vocab_ready = False  # the temp schema went with the old connection
+            self._vocab_version = -1  # counted per connection, like the span map's
+            # `data_version` counts per connection: a span map read through the old one
+            # is renewed, never compared with the new connection's count
+            self._span_map = None
+            self._warm_seen = None  # confirmed again through the new connection
+        _track(self)
+        return self._conn
+
+    def _release(self) -> None:
+        """Close the connection for now (it reopens on next use)."""
+        if self._conn is not None and self._reopen is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._conn = None
+
+    @classmethod
+    def open(cls, root: Path, read_only_fallback: bool = False) -> Store:
+        """The base's index. With `read_only_fallback` (every reading verb), an index that
+        cannot be opened for writing (a read-only disk, a folder kb may not write in) is
+        opened immutable instead, and a base with no index where none can be made gets an
+        empty one in memory; `fallback` then says which, for the one-line warning."""
+        path = db_path(root)
+        existed = path.exists()
+        # An index this machine did not write is deleted unread (kb.io.indexowner).
+        stamp = stamp_for(root)
+        disowned = existed and stamp is not None and not owned_by(path, stamp)
+        if disowned:
+            try:
+                discard(path)
+            except OSError:
+                return cls._in_memory(path, f"{FOREIGN}, and it cannot be deleted here")
+            existed = False
+        if read_only_fallback and not existed and not _is_base(root):
+            return cls._in_memory(path, NOT_A_BASE)
+        if read_only_fallback and not existed and not _writable_dir(root):
+            return cls._in_memory(path, "nothing is indexed here and the folder cannot be written")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = connect(path)
+            if stamp is not None and not existed:
+                # Before WAL, so the stamp is in the file's own header for the next opener.
+                conn.execute(f"PRAGMA application_id = {stamp}")
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+            except sqlite3.OperationalError:
+                pass  # a read-only location keeps its journal mode
+            rebuilt = prepare(conn)
+        except (sqlite3.Error, OSError) as e:
+            with contextlib.suppress(NameError, sqlite3.Error):
+                conn.close()
+            if read_only_fallback and existed:
+                fallen = cls._immutable(path)
+                if fallen is not None:
+                    return fallen
+            if not existed:
+                raise StoreError(
+                    f"cannot open the index at {path}: nothing has been indexed here yet. Run "
+                    "`kb index` on the base, and make sure the .kb/ directory it writes reaches "
+                    f"the machine that answers the question. ({e})",
+                    path,
+                    str(e),
+                ) from e
+            raise StoreError(f"cannot open the index at {path}: {e}", path, str(e)) from e
+        store = cls(conn, path, rebuilt, lambda: connect(path))
+        if disowned:
+            store.notice = f"{FOREIGN}; kb deleted it unread, and kb index fills a new one"
+        return store
+
+    # `prepare`, where tests/unit/test_store_migrate.py calls it
+    _prepare = staticmethod(prepare)
+
+    @classmethod
+    def _immutable(cls, path: Path) -> Store | None:
+        """The index opened read-only and immutable (no lock, no -shm file: what a read-only
+        disk allows), or None when it cannot be read that way either."""
+        try:
+            conn = connect_immutable(path)
+        except sqlite3.Error:
+            return None
+        store = cls(conn, path, False, lambda: connect_immutable(path))
+        store.fallback = "the index is read-only here; answering from it as it stands"
+        return store
+
+    @classmethod
+    def in_memory(cls, path: Path, why: str) -> Store:
+        """An empty index in memory standing in for the one at `path`, which cannot be
+        opened (`why`, named in the one-line warning every verb prints)."""
+        return cls._in_memory(path, why)
+
+    @classmethod
+    def _in_memory(cls, path: Path, why: str) -> Store:
+        store = cls(connect_in_memory(), path, False)
+        store.fallback = f"{why}; answering from the notes' headers alone, with no text index"
+        return store
+
+    def close(self) -> None:
+        with _OPEN_LOCK:
+            _OPEN.pop(id(self), None)
+        if self._conn is not None:
+            self._conn.close()
+        self._conn = None
+        self._reopen = None
+
+    # -- the header cache -------------------------------------------------------------
+
+    def scan(
+        self, base: BaseSnapshot, progress: Callable[[int, int], None] | None = None
+    ) -> HeaderScan:
+        """Every in-scope file's light header, in walk order, reading only files whose stat
+        changed (parsed in full, saved to the cache with their postings). What is decoded
+        per file is five columns: the title, keys and front matter stay in the database
+        until `headers_of` asks for them. A walk seen before (same digest) is answered from
+        `scan_lights` without reading a header row."""
+        stats = {f.rel: f for f in base.files}
+        digest = stat_digest(base)
+        kept = self._kept_lights(digest)
+        if kept is not None:
+            return HeaderScan(kept, {}, stats, True)
+        cached = {
+            row[0]: row[1:]
+            for row in self.conn.execute(
+                "SELECT path, size, mtime_ns, hash, bucket, declared, derivable, "
+                "CASE WHEN bucket = 'unreadable' THEN purpose ELSE '' END FROM headers"
+            )
+        }
+        lights: list[LightHeader] = []
+        fresh: list[tuple[FileStat, FileHeader]] = []
+        total = len(base.files)
+        for done, f in enumerate(base.files):
+            if progress is not None:
+                progress(done, total)
+            row = cached.get(f.rel)
+            if row is not None and row[0] == f.size and row[1] == f.mtime_ns:
+                _, _, h, bucket, declared, derivable, note = row
+                if bucket != "unreadable":  # the map may have changed since: ask again
+                    bucket = bucket_of(base.map_rel, f.rel, bool(declared), bool(derivable))
+                lights.append(LightHeader(f.rel, f.private, bucket, h or "", note))
+                continue
+            header = read_header(base, f)
+            # as a cached row gives it: the reason for an unreadable file, else nothing (a
+            # kept pass must equal the rows it stands for; the property found the purpose here)
+            note = header.purpose if header.bucket == "unreadable" else ""
+            lights.append(LightHeader(f.rel, f.private, header.bucket, header.hash, note))
+            fresh.append((f, header))
+        # A file refused because it changed under kb since the walk is not remembered: the
+        # next open reads it again (a note restored after a swap must not stay unreadable).
+        remembered = [(f, h) for f, h in fresh if not h.raced]
+        saved = self._save_headers(remembered) if remembered else True
+        if saved and len(remembered) == len(fresh):
+            self._keep_lights(digest, lights)
+        # Postings answer for this open only when every file read again was saved with its
+        # rows (a busy or read-only index keeps old rows: the caller then scores in memory).
+        return HeaderScan(tuple(lights), {h.rel: h for _, h in fresh}, stats, saved)
+
+    def _kept_lights(self, digest: str) -> tuple[LightHeader, ...] | None:
+        """The light headers a stat pass with this digest found, or None (never seen, or a
+        row that does not decode: the caller then reads the header rows)."""
+        try:
+            row = self.conn.execute(
+                "SELECT lights FROM scan_lights WHERE digest = ?", (digest,)
+            ).fetchone()
+            if row is None:
+                return None
+            return tuple(
+                LightHeader(str(rel), bool(private), str(bucket), str(h), str(note))
+                for rel, private, bucket, h, note in json.loads(row[0])
+            )
+        except (sqlite3.Error, ValueError, TypeError):
+            return None
+
+    def _keep_lights(self, digest: str, lights: Sequence[LightHeader]) -> None:
+        """Save a finished stat pass under its digest, opportunistically (a busy or
+        read-only index simply reads header rows again next time)."""
+        with contextlib.suppress(sqlite3.Error):
+            if self.conn.execute(
+                "SELECT 1 FROM scan_lights WHERE digest = ?", (digest,)
+            ).fetchone():
+                return  # another process kept this walk meanwhile
+        blob = json.dumps(
+            [[h.rel, h.private, h.bucket, h.hash, h.note] for h in lights], ensure_ascii=False
+        )
+        try:
+            wait_briefly(self.conn)
+            with self.conn:
+                self.conn.execute("BEGIN IMMEDIATE")
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO scan_lights VALUES (?, ?)", (digest, blob)
+                )
+                self.conn.execute(
+                    "DELETE FROM scan_lights WHERE rowid NOT IN "
+                    "(SELECT rowid FROM scan_lights ORDER BY rowid DESC LIMIT ?)",
+                    (SCAN_LIGHTS_KEPT,),
+                )
+        except sqlite3.Error:
+            pass
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                wait_fully(self.conn)
+
+    def headers_of(
+        self,
+        base: BaseSnapshot,
+        scan: HeaderScan,
+        rels: Sequence[str],
+        light_by_rel: Mapping[str, LightHeader] | None = None,
+    ) -> dict[str, FileHeader]:
+        """The full headers of these files (in scope, from `scan`), decoded from the cache;
+        a damaged cache row costs one re-read of its file, never a wrong answer.
+        `light_by_rel`: the scan's light headers by path, when the caller keeps them (a
+        question asks for a few headers, and building the map was a tenth of its cost)."""
+        out: dict[str, FileHeader] = {}
+        wanted: list[str] = []
+        for rel in rels:
+            found = scan.fresh.get(rel)
+            if found is not None:
+                out[rel] = found
+            elif rel in scan.stats:
+                wanted.append(rel)
+        light: Mapping[str, LightHeader] = {}
+        if wanted:
+            light = light_by_rel if light_by_rel is not None else {h.rel: h for h in scan.lights}
+        for i in range(0, len(wanted), SQL_VARIABLES):
+            part = wanted[i : i + SQL_VARIABLES]
+            marks = ",".join("?" * len(part))
+            for rel, title, purpose, parsed, tokens in self.conn.execute(
+                f"SELECT path, title, purpose, parsed, tokens FROM headers WHERE path IN ({marks})",
+                part,
+            ):
+                decoded = _decode(parsed)
+                lh = light[rel]
+                if decoded is None:
+                    out[rel] = read_header(base, scan.stats[rel])
+                    continue
+                keys, front, derived, derivable = decoded
+                out[rel] = FileHeader(
+                    rel,
+                    lh.private,
+                    lh.bucket,
+                    lh.hash,
+                    title,
+                    keys,
+                    purpose,
+                    front,
+                    tokens_cached=tokens,
+                    derived=derived,
+                    derivable=derivable,
+                )
+        for rel in wanted:  # a row gone between the scan and now (another writer's prune)
+            if rel not in out:
+                out[rel] = read_header(base, scan.stats[rel])
+        return out
+
+    def headers(self, base: BaseSnapshot) -> list[FileHeader]:
+        """Every in-scope file's full header, reading only files whose stat changed."""
+        scan = self.scan(base)
+        full = self.headers_of(base, scan, [h.rel for h in scan.lights])
+        return [full[h.rel] for h in scan.lights]
+
+    def _save_headers(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> bool:
+        """Save re-read headers and their postings in one transaction; False when the index
+        was busy or read-only (the parse is still used in memory this time)."""
+        rows = [
+            (
+                f.rel,
+                f.size,
+                f.mtime_ns,
+                h.hash,
+                h.bucket,
+                h.title,
+                h.purpose,
+                json.dumps([h.keys, h.front, h.derived, h.derivable], ensure_ascii=False),
+                _stored(h.tokens),
+                int(bool(h.keys) and not h.derived),
+                int(h.derivable),
+            )
+            for f, h in fresh
+        ]
+        # Each table's rows grouped by their first column, to be written in key order.
+        vocab: dict[str, list[str]] = {}
+        second: dict[str, list[str]] = {}
+        parts: dict[str, list[tuple[str, str]]] = {}
+        for f, h in fresh:
+            if h.tokens is None:
+                continue
+            words = postings_words(h.keys, h.tokens)
+            for w in words.vocabulary:
+                vocab.setdefault(w, []).append(f.rel)
+            for w in words.second:
+                second.setdefault(w, []).append(f.rel)
+            for part, key in words.parts:
+                parts.setdefault(part, []).append((key, f.rel))
+        # each distinct key word once (a common word is in hundreds of keys), in order, so
+        # each trigram's words come out sorted; a short word's marked deletions beside them
+        tris: dict[str, list[str]] = {}
+        for part in sorted(parts):
+            for tri in lookup_keys(part):
+                tris.setdefault(tri, []).append(part)
+        paths = [(f.rel,) for f, _ in fresh]
+        try:
+            # Opportunistic, so it must not wait out a `kb index` holding the write lock:
+            # with the full busy timeout every route and boot meanwhile stalled 5 s.
+            wait_briefly(self.conn)
+            with self.conn:
+                self.conn.execute("BEGIN IMMEDIATE")
+                if self._any_postings():
+                    self._drop_postings([rel for (rel,) in paths])
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
+                )
+                # In key order: a B-tree filled in order splits no page twice.
+                self.conn.executemany(
+                    "INSERT OR IGNORE INTO kw_vocab VALUES (?,?)", _ordered(vocab)
+                )
+                self.conn.executemany(
+                    "INSERT OR IGNORE INTO kw_second VALUES (?,?)", _ordered(second)
+                )
+                self.conn.executemany(
+                    "INSERT OR IGNORE INTO kw_parts VALUES (?,?,?)",
+                    [(part, key, rel) for part, (key, rel) in _ordered(parts)],
+                )
+                self.conn.executemany(
+                    "INSERT OR IGNORE INTO kw_trigrams VALUES (?,?)", _ordered(tris, presorted=True)
+                )
+            return True
+        except sqlite3.Error:
+            return False
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                wait_fully(self.conn)
+
+    def _drop_postings(self, rels: Sequence[str]) -> None:
+        """Delete the postings rows of these files, by primary key: the rows a file has are
+        exactly what its cached header's keys and tokens give (both are written in one
+        transaction), so no index on `path` is kept (three of them tripled a cold index's
+        writes). A row whose cache entry cannot be decoded is deleted by a scan."""
+        vocab: list[tuple[str, str]] = []
+        second: list[tuple[str, str]] = []
+        parts: list[tuple[str, str, str]] = []
+        scan: list[tuple[str]] = []
+        for i in range(0, len(rels), SQL_VARIABLES):
+            part = list(rels[i : i + SQL_VARIABLES])
+            marks = ",".join("?" * len(part))
+            for rel, parsed, tokens in self.conn.execute(
+                f"SELECT path, parsed, tokens FROM headers WHERE path IN ({marks})", part
+            ):
+                if tokens is None:
+                    continue  # a file without keys wrote no postings
+                decoded = _decode(parsed)
+                sets = _sets(decoded[0], tokens) if decoded is not None else None
+                if sets is None or decoded is None:
+                    scan.append((rel,))
+                    continue
+                words = postings_words(decoded[0], sets)
+                vocab += [(w, rel) for w in words.vocabulary]
+                second += [(w, rel) for w in words.second]
+                parts += [(p, k, rel) for p, k in words.parts]
+        self.conn.executemany("DELETE FROM kw_vocab WHERE word = ? AND path = ?", vocab)
+        self.conn.executemany("DELETE FROM kw_second WHERE word = ? AND path = ?", second)
+        self.conn.executemany("DELETE FROM kw_parts WHERE part = ? AND key = ? AND path = ?", parts)
+        for table in ("kw_vocab", "kw_second", "kw_parts"):
+            self.conn.executemany(f"DELETE FROM {table} WHERE path = ?", scan)
+
+    def _any_postings(self) -> bool:
+        """Whether any file has postings rows yet (a cold cache has none: its deletes are
+        skipped)."""
+        return self.conn.execute("SELECT 1 FROM kw_vocab LIMIT 1").fetchone() is not None
+
+    # -- the keyword postings ----------------------------------------------------------
+
+    def vocabulary_rows(self, words: Iterable[str]) -> list[tuple[str, str]]:
+        """(word, path) for every file whose vocabulary holds one of `words`."""
+        return self._rows("SELECT word, path FROM kw_vocab WHERE word IN ({})", words)
+
+    def phrase_rows(self, second_words: Iterable[str]) -> list[tuple[str, str]]:
+        """(word, path) for every file with a several-word key whose second word is one of
+        `second_words`."""
+        return self._rows("SELECT word, path FROM kw_second WHERE word IN ({})", second_words)
+
+    def candidate_rows(
+        self, words: Iterable[str], second_words: Iterable[str]
+    ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """`vocabulary_rows(words)` and `phrase_rows(second_words)` in one statement: a
+        question asks both of every base, and for a refusal the statement itself is most of
+        the cost (22 of a question's executes at 11 bases)."""
+        vocab, seconds = sorted(set(words)), sorted(set(second_words))
+        if not vocab or not seconds or len(vocab) + len(seconds) > SQL_VARIABLES:
+            return self.vocabulary_rows(vocab), self.phrase_rows(seconds)
+        rows = self.conn.execute(
+            f"SELECT 0, word, path FROM kw_vocab WHERE word IN ({','.join('?' * len(vocab))}) "
+            "UNION ALL "
+            f"SELECT 1, word, path FROM kw_second WHERE word IN ({','.join('?' * len(seconds))})",
+            [*vocab, *seconds],
+        ).fetchall()
+        return [(w, p) for k, w, p in rows if not k], [(w, p) for k, w, p in rows if k]
+
+    def parts_sharing(self, tris: Iterable[str]) -> list[tuple[str, str]]:
+        """(trigram, key word) for every key word that has one of the trigrams."""
+        return self._rows("SELECT tri, part FROM kw_trigrams WHERE tri IN ({})", tris)
+
+    def parts_within(self, bound: WordBound) -> list[str]:
+        """The key words that share a lookup with one question word and meet its bound
+        (kb.pure.suggest.within_bound, applied here so the index hands back a few hundred
+        words rather than every word that shares a common trigram)."""
+        lookups, tris = bound.lookups, bound.trigrams
+        if not lookups or len(lookups) + len(tris) > SQL_VARIABLES:
+            return sorted({part for _, part in self.parts_sharing(lookups)})
+        low, high = bound.typo_lengths
+        rows = self.conn.execute(
+            f"SELECT part FROM kw_trigrams WHERE tri IN ({','.join('?' * len(lookups))}) "
+            "GROUP BY part HAVING "
+            f"2.0 * (sum(tri IN ({','.join('?' * len(tris))})) + ?) "
+            ">= ? * (? + max(1, length(part) - 2)) OR (length(part) BETWEEN ? AND ? "
+            "AND (substr(part, 1, 2) = ? OR substr(part, -2) = ?))",
+            [
+                *lookups,
+                *tris,
+                bound.count - len(tris),
+                SUGGEST_FLOOR,
+                bound.count,
+                low,
+                high,
+                bound.ends[0],
+                bound.ends[1],
+            ],
+        ).fetchall()
+        return [part for (part,) in rows]
+
+    def keys_with(self, parts: Iterable[str]) -> list[tuple[str, str, str]]:
+        """(key word, key, path) for every key holding one of these words."""
+        return self._rows("SELECT part, key, path FROM kw_parts WHERE part IN ({})", parts)
+
+    def _rows(self, sql: str, values: Iterable[str]) -> list[Any]:
+        unique = sorted(set(values))
+        out: list[Any] = []
+        for i in range(0, len(unique), SQL_VARIABLES):
+            part = unique[i : i + SQL_VARIABLES]
+            out += self.conn.execute(sql.format(",".join("?" * len(part))), part).fetchall()
+        return out
+
+    # -- the text index --------------------------------------------------------------
+
+    def indexed_paths(self) -> set[str]:
+        return set(self.indexed_hashes())
+
+    def indexed_hash(self, path: str) -> str | None:
+        """The content hash the text index holds for this file, or None."""
+        # the last row written wins, as in `indexed_hashes` (a renamed base's old rows)
+        row = self.conn.execute(
+            "SELECT hash FROM files WHERE path = ? ORDER BY rowid DESC LIMIT 1", (path,)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def indexed_hashes(self) -> dict[str, str]:
+        """path -> the content hash the text index was built from."""
+        return dict(self.conn.execute("SELECT path, hash FROM files").fetchall())
+
+    def bulk_writes(self) -> None:
+        """Ready this connection for `kb index`'s one large transaction per base: a page
+        cache big enough to hold what the transaction touches (see `INDEX_CACHE_KIB`). Only
+        the cache's size changes: journaling and syncing stay as they are, so a failed
+        write still leaves nothing half-written."""
+        self.conn.execute(f"PRAGMA cache_size = -{INDEX_CACHE_KIB}")
+
+    def sync(
+        self,
+        base: BaseSnapshot,
+        headers: Sequence[FileHeader | LightHeader],
+        sources: Iterable[tuple[str | None, ...]]
+        | Callable[[], Iterable[tuple[str | None, ...]]] = (),
+        sources_stamp: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> SyncReport:
+        """Bring the base's text index in line with `headers`, in one transaction. Each file
+        indexed again is read once, through kb.io.safe_read, and its chunks, hash and front
+        matter all come from those bytes (a warm re-index of an unchanged fleet decodes no
+        header and reads no file). `sources` are the base's `sources`
+        rows, or how to read them: then they are read only when `sources_stamp` differs
+        from the one the base's rows were written with (checked inside the transaction), and
+        written with it."""
+        from kb.pure.chunking import chunk  # only indexing splits notes into chunks
+
+        self._df_cache.clear()
+        self._chunk_count = None
+        # this connection's own writes do not move its `data_version`: forget what the
+        # vocabulary said, so a question after this sync reads it again
+        self._vocab_version = -1
+        rows = self.conn.execute(
+            "SELECT path, hash, private FROM files WHERE base = ?", (base.name,)
+        ).fetchall()
+        known = {path: h for path, h, _ in rows}
+        private_flag = {path: bool(p) for path, _, p in rows}
+        unchanged = reindexed = chunks_written = 0
+        seen: set[str] = set()
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            if self._lacks_spans(base.name):
+                # An index written before chunk spans existed: rebuild this base's text
+                # index once, so every file gets its span (as costly as a cold index).
+                self.conn.execute(
+                    "DELETE FROM chunk_counts WHERE rowid IN "
+                    "(SELECT rowid FROM chunks WHERE base = ?)",
+                    (base.name,),
+                )
+                for table in ("chunks", "files", "chunk_spans"):
+                    self.conn.execute(f"DELETE FROM {table} WHERE base = ?", (base.name,))
+                known, private_flag = {}, {}
+            stale: list[FileHeader | LightHeader] = []
+            for h in headers:
+                if h.rel == base.map_rel or h.bucket == "unreadable":
+                    continue
+                seen.add(h.rel)
+                if known.get(h.rel) == h.hash:
+                    unchanged += 1
+                    if private_flag.get(h.rel) != h.private:
+                        # Privacy is declared in agent.txt, not in the note: a note that
+                        # became private without changing must not keep serving as public.
+                        self.conn.execute(
+                            "UPDATE files SET private = ? WHERE base = ? AND path = ?",
+                            (int(h.private), base.name, h.rel),
+                        )
+                    continue
+                stale.append(h)
+            # Read inside the write transaction, so no other indexer can take these rowids.
+            next_rowid = self._max_rowid() + 1
+            batch = _ChunkBatch(self.conn, base.name)
+            for done, h in enumerate(stale):
+                if progress is not None:
+                    progress(done, len(stale))
+                # The text, its hash and its front matter all come from one descriptor,
+                # judged when it was opened (kb.io.safe_read): what is indexed for a path is
+                # exactly what was judged public, and the hash stored is that text's, so a
+                # note swapped while it was read can never leave another file's text under
+                # its own hash (issue 24, F6).
+                got = read_note(base, h.rel)
+                text = got.text() if isinstance(got, Read) else None
+                if text is None or not isinstance(got, Read):
+                    continue
+                digest = content_hash(got.data)
+                front = front_matter(text)
+                if h.rel in known:
+                    # Only a file the index already holds can have chunks to drop (deleting
+                    # for every new file made a cold index quadratic: 61 s -> 15 s at
+                    # 10,000 notes).
+                    self._drop_chunks(base.name, h.rel)
+                pieces = chunk(text)
+                # Explicit rowids, so each file's chunks are one known contiguous range.
+                batch.add(h.rel, digest, front, h.private, next_rowid, pieces)
+                next_rowid += len(pieces)
+                reindexed += 1
+                chunks_written += len(pieces)
+                crash_point("index.file")
+            batch.flush()
+            removed = 0
+            for path in known:
+                if path not in seen:
+                    self._drop_chunks(base.name, path)
+                    self.conn.execute(
+                        "DELETE FROM files WHERE base = ? AND path = ?", (base.name, path)
+                    )
+                    removed += 1
+            if callable(sources) and (
+                sources_stamp is None or sources_stamp != self.sources_stamp(base.name)
+            ):
+                sources = sources()
+            if callable(sources):  # its stamp is the one the rows were written with
+                kept = self.conn.execute(
+                    "SELECT COUNT(*) FROM sources WHERE base = ?", (base.name,)
+                ).fetchone()
+                source_count = int(kept[0])
+            else:
+                self.conn.execute("DELETE FROM sources WHERE base = ?", (base.name,))
+                source_rows = list(sources)
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO sources VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    source_rows,
+                )
+                source_count = len(source_rows)
+                self.conn.execute("DELETE FROM source_stamps WHERE base = ?", (base.name,))
+                if sources_stamp is not None:
+                    self.conn.execute(
+                        "INSERT INTO source_stamps VALUES (?,?)", (base.name, sources_stamp)
+                    )
+            crash_point("index.commit")
+            self.conn.execute("COMMIT")
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+        return SyncReport(unchanged, reindexed, removed, chunks_written, source_count)
+
+    def sources_stamp(self, base: str) -> str | None:
+        """The stamp (`kb.io.sources.source_stamp`) the base's `sources` rows were written
+        with, None when there is none."""
+        row = self.conn.execute(
+            "SELECT stamp FROM source_stamps WHERE base = ?", (base,)
+        ).fetchone()
+        return str(row[0]) if row is not None else None
+
+    def _lacks_spans(self, base: str) -> bool:
+        """Whether the base's text index predates a table each chunk needs a row in (spans,
+        word counts): it is then rebuilt once, as a cold index would be."""
+        has_chunks = self.conn.execute("SELECT 1 FROM chunks WHERE base = ? LIMIT 1", (base,))
+        if has_chunks.fetchone() is not None and (
+            self.conn.execute("SELECT 1 FROM chunk_counts LIMIT 1").fetchone() is None
+        ):
+            return True
+        row = self.conn.execute(
+            "SELECT 1 FROM files f WHERE f.base = ? AND NOT EXISTS (SELECT 1 FROM chunk_spans s "
+            "WHERE s.base = f.base AND s.path = f.path) LIMIT 1",
+            (base,),
+        ).fetchone()
+        return row is not None
+
+    def _max_rowid(self) -> int:
+        row = self.conn.execute("SELECT rowid FROM chunks ORDER BY rowid DESC LIMIT 1").fetchone()
+        return int(row[0]) if row else 0
+
+    def _drop_chunks(self, base: str, path: str) -> None:
+        """Delete one file's chunks: by its rowid span when known, else by scanning."""
+        span = self.conn.execute(
+            "SELECT first, last FROM chunk_spans WHERE base = ? AND path = ?", (base, path)
+        ).fetchone()
+        if span is None:
+            self.conn.execute(
+                "DELETE FROM chunk_counts WHERE rowid IN "
+                "(SELECT rowid FROM chunks WHERE base = ? AND path = ?)",
+                (base, path),
+            )
+            self.conn.execute("DELETE FROM chunks WHERE base = ? AND path = ?", (base, path))
+            return
+        self.conn.execute(
+            "DELETE FROM chunks WHERE rowid BETWEEN ? AND ? AND base = ? AND path = ?",
+            (span[0], span[1], base, path),
+        )
+        self.conn.execute(
+            "DELETE FROM chunk_counts WHERE rowid BETWEEN ? AND ?", (span[0], span[1])
+        )
+        self.conn.execute("DELETE FROM chunk_spans WHERE base = ? AND path = ?", (base, path))
+
+    def chunk_count(self) -> int:
+        """How many chunks the index holds, from FTS5's averages record (its first number);
+        `COUNT(*)` read every chunk: 144 ms a process at 10,000 notes."""
+        if self._chunk_count is None:
+            try:
+                self._chunk_count = _averages_of(self.conn)[0]
+            except sqlite3.Error:
+                self._chunk_count = int(
+                    self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+                )
+        return self._chunk_count
+
+    def _prune(self, terms: Sequence[str]) -> list[str]:
+        total = self.chunk_count()
+        if total < PRUNE_MIN_CHUNKS:
+            return list(terms)
+        ceiling = total // 4
+        kept: list[str] = []
+        for term in terms:
+            df = self._df_cache.get(term)
+            if df is None:
+                try:
+                    df = int(
+                        self.conn.execute(
+                            "SELECT COUNT(*) FROM chunks WHERE chunks MATCH ?", (f'"{term}"',)
+                        ).fetchone()[0]
+                    )
+                except sqlite3.Error:
+                    continue
+                self._df_cache[term] = df
+            if df <= ceiling:
+                kept.append(term)
+        return kept or list(terms)
+
+    def rank(
+        self, terms: Sequence[str], limit: int, include_private: bool
+    ) -> tuple[str, list[tuple[int, str, str]]]:
+        """The MATCH expression and the best (rowid, base, path) rows, best first."""
+        if not terms or limit <= 0:
+            return "", []
+        if self._warm is not None:
+            kept, best = self._warm.rank(terms, min(limit, SQL_LIMIT_MAX), include_private)
+            return match_expression(kept), best
+        expr = match_expression(self._prune(list(dict.fromkeys(terms))))
+        limit = min(limit, SQL_LIMIT_MAX)
+        try:
+            spans = self._spans()
+            if spans is not None:
+                ranked = self._rank_by_rowid(expr, limit, include_private, spans)
+                if ranked is not None:
+                    return expr, ranked
+            rows = self.conn.execute(RANK_SQL, (expr, int(include_private), limit)).fetchall()
+        except sqlite3.Error:
+            return expr, []  # one base's failure never sinks the question
+        return expr, [(r[0], r[1], r[2]) for r in rows]
+
+    def _spans(self) -> SpanMap | None:
+        """The rowid -> file lookup, renewed whenever another connection has committed since
+        (`PRAGMA data_version`), so a long-lived server never maps a reused rowid to the
+        wrong file or the wrong privacy. A ranked rowid without a span (an index written
+        before spans existed) makes the ranking fall back to the joined query."""
+        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._span_map is not None and self._span_version == version:
+            return self._span_map
+        self._span_map, self._span_version = SpanMap(self.conn), version
+        return self._span_map
+
+    def _rank_by_rowid(
+        self, expr: str, limit: int, include_private: bool, spans: SpanMap
+    ) -> list[tuple[int, str, str]] | None:
+        """Rank rowids alone (bm25 without reading base/path or joining `files` for every
+        matching row: 22 against 67 ms per question at 10,000 notes), then name and filter
+        the best through the span map. Private chunks are dropped after ranking, so when
+        some are private the window widens until `limit` public rows are found or the
+        matches run out: the result is the same as filtering first. None if a rowid has no
+        span (the index changed under us): the caller then asks the joined query."""
+        window = limit if include_private or not spans.any_private else limit * 2
+        window = min(window, SQL_LIMIT_MAX)  # `--top 10**30` is a number, not an overflow
+        while True:
+            rows = self.conn.execute(RANK_ROWID_SQL, (expr, window)).fetchall()
+            spans.find_all([rowid for rowid, _ in rows])
+            out: list[tuple[int, str, str]] = []
+            for rowid, _ in rows:
+                found = spans.find(rowid)
+                if found is None:
+                    return None
+                base, path, private = found
+                if private and not include_private:
+                    continue
+                out.append((rowid, base, path))
+                if len(out) == limit:
+                    return out
+            if len(rows) < window or window >= SQL_LIMIT_MAX:
+                return out
+            window = min(window * 4, SQL_LIMIT_MAX)
+
+    # -- the text index held in memory (kb.pure.warmtext) -------------------------------
+
+    def read_warm(self) -> WarmText | None:
+        """This base's text index read into memory, through a connection of its own (so a
+        thread may read it while questions use `conn`), in one read transaction (so the
+        stamp and the rows are one state). Not yet used: `install_warm` holds it. None
+        when the index cannot be read or does not fit (an older index without stored
+        counts or spans, a count too large to pack); an index in memory is read through
+        its only connection."""
+        from kb.pure.warmtext import ChunkFacts, FileFacts, StemRules, Unpackable, warm_text
+
+        own = self._reopen is not None
+        try:
+            conn = self._reopen() if self._reopen is not None else self.conn
+        except (sqlite3.Error, StoreError, OSError):
+            return None
+        try:
+            conn.execute(VOCAB_VIEW_SQL)
+            conn.execute("BEGIN")
+            try:
+                stamp = _warm_stamp(conn)
+                shared = _shared_warm(self.path) if own else None
+                if shared is not None and shared.stamp == stamp:
+                    return shared  # another open Memory of this index read it already
+                chunks, tokens = _averages_of(conn)
+                held = int(conn.execute("SELECT COUNT(*) FROM chunk_counts").fetchone()[0])
+                if held != chunks:
+                    return None  # chunks without stored counts: an older index
+                vocabulary = conn.execute("SELECT term, doc FROM temp.kb_vocab").fetchall()
+                pages = int(conn.execute("SELECT COUNT(*) FROM chunk_spans").fetchone()[0])
+                stored = [
+                    ChunkFacts(int(rowid), str(heading or ""), *_stored_words(str(words_of)))
+                    for rowid, heading, words_of in conn.execute(
+                        "SELECT k.rowid, c.heading_path, k.counts FROM chunk_counts k "
+                        "JOIN chunks c ON c.rowid = k.rowid ORDER BY k.rowid"
+                    )
+                ]
+                files = [
+                    FileFacts(str(b), str(p), int(first), int(last), bool(private))
+                    for b, p, first, last, private in conn.execute(
+                        "SELECT s.base, s.path, s.first, s.last, f.private FROM chunk_spans s "
+                        "JOIN files f ON f.base = s.base AND f.path = s.path"
+                    )
+                ]
+            finally:
+                conn.execute("COMMIT")
+            rules = StemRules(STEM_SCAN_MAX, STEM_CLASS_MAX, PRUNE_MIN_CHUNKS)
+            warm = warm_text(stamp, rules, chunks, tokens, vocabulary, stored, files, pages)
+            if own:
+                _share_warm(self.path, warm)
+            return warm
+        except (sqlite3.Error, ValueError, TypeError, IndexError, Unpackable):
+            return None
+        finally:
+            if own:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+
+    @property
+    def reads_apart(self) -> bool:
+        """Whether `read_warm` reads through a connection of its own (not an index in memory)."""
+        return self._reopen is not None
+
+    def install_warm(self, warm: WarmText) -> bool:
+        """Hold `warm` if the index is still the one it was read from (checked through this
+        store's own connection); False, and nothing held, if a write came between."""
+        try:
+            if _warm_stamp(self.conn) != warm.stamp:
+                return False
+            self._warm = warm
+            self._warm_seen = (self._data_version(), self.conn.total_changes)
+        except sqlite3.Error:
+            return False
+        return True
+
+    def load_warm(self) -> WarmText | None:
+        """`read_warm` then `install_warm`, in this thread."""
+        warm = self.read_warm()
+        return warm if warm is not None and self.install_warm(warm) else None
+
+    def _data_version(self) -> int:
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def confirm_warm(self) -> bool:
+        """Whether the in-memory copy still is the index: nothing written since it was last
+        confirmed (by another connection, `data_version`, or this one, `total_changes`), or
+        its stamp unchanged by what was written. A stale copy is dropped (`load_warm` reads
+        it again)."""
+        warm = self._warm
+        if warm is None:
+            return False
+        try:
+            seen = (self._data_version(), self.conn.total_changes)
+            if seen != self._warm_seen:
+                if _warm_stamp(self.conn) != warm.stamp:
+                    self._warm = self._warm_seen = None
+                    return False
+                self._warm_seen = seen
+        except sqlite3.Error:
+            self._warm = self._warm_seen = None
+            return False
+        return True
+
+    @property
+    def warm(self) -> WarmText | None:
+        """The in-memory copy as last confirmed (`confirm_warm`), or None."""
+        return self._warm
+
+    def text_stats(self, terms: Sequence[str]) -> tuple[TextStats, dict[str, tuple[str, ...]]]:
+        """This index's chunk count, token count and, per question word, the chunk
+        frequency of its stem class, with the indexed words in that class (`commit` ->
+        commit, commits, committed): the fleet-wide scale of `kb.pure.textrank` and the
+        words the MATCH expression asks for. Read from FTS5's own bookkeeping: the averages
+        record and a `fts5vocab` view in the temp schema (so a read-only index serves too),
+        scanned by each stem as a prefix. Never raises: an index it cannot read counts as
+        empty and offers only the words themselves."""
+        if self._warm is not None:
+            return self._warm.stats(terms)
+        variants: dict[str, tuple[str, ...]] = {t: (t,) for t in terms}
+        try:
+            version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+            if version != self._vocab_version:
+                self._stem_cache.clear()
+                self._stem_complete.clear()
+                self._df_cache.clear()
+                self._chunk_count = None
+                self._words_trusted = None
+                self._averages = None
+                self._vocab_version = version
+            if self._averages is None:
+                self._averages = _averages_of(self.conn)
+            chunks, tokens = self._averages
+            roots = {t: _question_stem(t) for t in terms}
+            self._note_empty_classes(set(roots.values()))
+            df: list[tuple[str, int]] = []
+            for term, root in roots.items():
+                found = self._stem_class(root)
+                words = tuple(w for w, _ in found) or (term,)
+                variants[term] = words if term in words else (term, *words)
+                df.append((term, sum(d for _, d in found)))
+        except (sqlite3.Error, IndexError, TypeError):
+            return TextStats(0, 0, ()), variants
+        return TextStats(chunks, tokens, tuple(df)), variants
+
+    def _stem_class(self, root: str) -> list[tuple[str, int]]:
+        """Every indexed word whose stem is `root`, with its chunk frequency, capped at
+        `STEM_CLASS_MAX` words (a prefix scan of the vocabulary, cached per process)."""
+        cached = self._stem_cache.get(root)
+        if cached is not None:
+            return cached
+        self._vocab_view()
+        upper = root[:-1] + chr(ord(root[-1]) + 1) if root else ""
+        rows = self.conn.execute(
+            "SELECT term, doc FROM temp.kb_vocab WHERE term >= ? AND term < ? LIMIT ?",
+            (root, upper, STEM_SCAN_MAX),
+        ).fetchall()
+        found = [(str(t), int(d)) for t, d in rows if stem(str(t)) == root][:STEM_CLASS_MAX]
+        self._stem_cache[root] = found
+        if len(rows) < STEM_SCAN_MAX:
+            self._stem_complete.add(root)
+        return found
+
+    def _note_empty_classes(self, roots: set[str]) -> None:
+        """Record as empty and complete, without a scan, the stem classes `text_words`
+        proves empty (it holds every indexed word while its stamp is current)."""
+        wanted = sorted(r for r in roots if r not in self._stem_cache)
+        if not wanted or len(wanted) > SQL_VARIABLES or not self._text_words_current():
+            return
+        marks = ",".join("?" * len(wanted))
+        held = {
+            str(r[0])
+            for r in self.conn.execute(
+                f"SELECT DISTINCT stem FROM text_words WHERE stem IN ({marks})", wanted
+            )
+        }
+        for root in wanted:
+            if root not in held:
+                self._stem_cache[root] = []
+                self._stem_complete.add(root)
+
+    def _text_words_current(self) -> bool:
+        """Whether `text_words` was read at the text index's present structure record."""
+        if self._words_trusted is None:
+            try:
+                kept = self._words_stamp()
+                self._words_trusted = kept is not None and kept == self._structure()
+            except sqlite3.Error:  # an index without the table (another kb's): scan
+                self._words_trusted = False
+        return self._words_trusted
+
+    def _vocab_view(self) -> None:
+        """The `fts5vocab` view of the text index, in the temp schema (so a read-only index
+        serves too), made once per connection."""
+        if not self._vocab_ready:
+            self.conn.execute(VOCAB_VIEW_SQL)
+            self._vocab_ready = True
+
+    def _words_stamp(self) -> bytes | None:
+        row = self.conn.execute("SELECT structure FROM text_words_stamp WHERE id = 1").fetchone()
+        return bytes(row[0]) if row is not None else None
+
+    def _structure(self) -> bytes:
+        return _structure_of(self.conn)
+
+    def refresh_text_words(self) -> bool:
+        """Bring `text_words` in line with the text index's vocabulary and stamp it, unless
+        it already is; in one transaction of its own, so the structure record cannot change
+        between the reading and the stamp. False when the index was busy or could not be
+        written: questions then scan each stem, as before the table existed."""
+        conn = self.conn
+        try:
+            wait_briefly(conn)
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                structure = self._structure()
+                if self._words_stamp() != structure:
+                    self._vocab_view()
+                    now = {str(t) for (t,) in conn.execute("SELECT term FROM temp.kb_vocab")}
+                    had = {str(w) for (w,) in conn.execute("SELECT word FROM text_words")}
+                    conn.executemany(
+                        "DELETE FROM text_words WHERE stem = ? AND word = ?",
+                        ((stem(w), w) for w in sorted(had - now)),
+                    )
+                    conn.executemany(
+                        "INSERT INTO text_words VALUES (?, ?)",
+                        ((stem(w), w) for w in sorted(now - had)),
+                    )
+                    conn.execute(
+                        "INSERT OR REPLACE INTO text_words_stamp VALUES (1, ?)", (structure,)
+                    )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error:
+            return False
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                wait_fully(conn)
+        self._words_trusted = None
+        return True
+
+    def known_words(self, terms: Sequence[str]) -> set[str]:
+        """The terms the text index holds as exact words (not only by stem), read from the
+        stem classes `text_stats` found for them; a word that could lie past a class's cap
+        or a scan's bound is looked up itself. Call after `text_stats` of the same terms."""
+        if self._warm is not None:
+            return self._warm.known_words(terms)
+        known: set[str] = set()
+        try:
+            for term in terms:
+                root = _question_stem(term)
+                found = self._stem_cache.get(root)
+                if found is not None and any(w == term for w, _ in found):
+                    known.add(term)
+                elif found is None or (
+                    len(found) >= STEM_CLASS_MAX or root not in self._stem_complete
+                ):
+                    self._vocab_view()
+                    row = self.conn.execute(
+                        "SELECT 1 FROM temp.kb_vocab WHERE term = ?", (term,)
+                    ).fetchone()
+                    if row is not None:
+                        known.add(term)
+        except sqlite3.Error:
+            return known
+        return known
+
+    def page_counts(
+        self, base: str, paths: Iterable[str], forms: Iterable[str]
+    ) -> dict[str, Counts]:
+        """For each of `paths` the index holds in more than one chunk: how often each of
+        `forms` occurs in its chunks' heading paths and texts, summed over the chunks, and
+        their length in words (`textrank.page_score` scores the page as one document). A
+        path held in one chunk is left out: its page is its chunk."""
+        if self._warm is not None:
+            return self._warm.page_counts(base, paths, forms)
+        out: dict[str, Counts] = {}
+        wanted = sorted(set(paths))
+        asked = sorted(set(forms))
+        try:
+            for start in range(0, len(wanted), SQL_VARIABLES):
+                part = wanted[start : start + SQL_VARIABLES]
+                marks = ",".join("?" * len(part))
+                spans = self.conn.execute(
+                    "SELECT path, first, last FROM chunk_spans "
+                    f"WHERE base = ? AND path IN ({marks}) AND last > first",
+                    (base, *part),
+                ).fetchall()
+                for path, first, last in spans:
+                    out[str(path)] = page_counts(self._page_words(int(first), int(last)), asked)
+        except (sqlite3.Error, ValueError, TypeError):
+            return {}
+        return out
+
+    def _page_words(self, first: int, last: int) -> PageWords:
+        """The stored word lists of chunks `first`..`last` (one file's), joined for counting
+        (`textrank.page_words`): remembered for the connection's data version, since a
+        server asks many questions of the same pages."""
+        if self._pages_version != self._vocab_version:
+            self._pages.clear()
+            self._pages_version = self._vocab_version
+        found = self._pages.get((first, last))
+        if found is not None:
+            self._pages.move_to_end((first, last))
+            return found
+        rows = self.conn.execute(
+            "SELECT counts FROM chunk_counts WHERE rowid BETWEEN ? AND ?", (first, last)
+        )
+        found = page_words(_stored_words(str(stored)) for (stored,) in rows)
+        self._pages[(first, last)] = found
+        if len(self._pages) > PAGES_KEPT:
+            self._pages.popitem(last=False)
+        return found
+
+    def page_total(self) -> int:
+        """How many files the text index holds (the page count of page-level BM25)."""
+        if self._warm is not None:
+            return self._warm.pages
+        if self._page_total is None or self._page_version != self._vocab_version:
+            try:
+                row = self.conn.execute("SELECT COUNT(*) FROM chunk_spans").fetchone()
+                self._page_total = int(row[0])
+            except sqlite3.Error:
+                self._page_total = 0
+            self._page_version = self._vocab_version
+        return self._page_total
+
+    def calibration(self) -> Calibration:
+        """What this base's vocabulary says of on-topic and everyday questions
+        (`kb.pure.calibration`), read from the saved row while the text index and the
+        everyday word list are the ones it was measured at, else measured now and saved
+        when the index can be written. Never raises: an unreadable index knows nothing."""
+        everyday = everyday_words()
+        wanted = " ".join(everyday)
+        try:
+            structure = self._structure()
+            row = self.conn.execute(
+                "SELECT structure, everyday, title_known, title_words, known "
+                "FROM calibration WHERE id = 1"
+            ).fetchone()
+            if row is not None and bytes(row[0]) == structure and row[1] == wanted:
+                return Calibration(int(row[2]), int(row[3]), frozenset(str(row[4]).split()))
+            found = self._measure_calibration(everyday)
+        except sqlite3.Error:
+            return Calibration(0, 0, frozenset())
+        with contextlib.suppress(sqlite3.Error):
+            wait_briefly(self.conn)
+            try:
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO calibration VALUES (1, ?, ?, ?, ?, ?)",
+                    (
+                        structure,
+                        wanted,
+                        found.title_known,
+                        found.title_words,
+                        " ".join(sorted(found.everyday_known)),
+                    ),
+                )
+            finally:
+                wait_fully(self.conn)
+        return found
+
+    def _measure_calibration(self, everyday: Sequence[str]) -> Calibration:
+        self._vocab_view()
+        known = {
+            w
+            for w in everyday
+            if self.conn.execute("SELECT 1 FROM temp.kb_vocab WHERE term = ?", (w,)).fetchone()
+        }
+        # A file indexed with no chunk has the span (n, n - 1): it has no title to sample,
+        # and its `first` is the next file's chunk.
+        spans = {
+            str(path): (int(first), int(last))
+            for path, first, last in self.conn.execute(
+                "SELECT path, first, last FROM chunk_spans WHERE last >= first"
+            )
+        }
+        titles: list[tuple[str, int]] = []
+        for path in title_sample(list(spans)):
+            first, last = spans[path]
+            row = self.conn.execute(
+                "SELECT heading_path FROM chunks WHERE rowid = ? AND path = ?", (first, path)
+            ).fetchone()
+            if row is not None and row[0]:
+                titles.append((str(row[0]).split(" > ", 1)[0], last - first + 1))
+        wanted = sorted({w for title, _ in titles for w in question_terms(title)})
+        df: dict[str, int] = {}
+        for w in wanted:
+            row = self.conn.execute("SELECT doc FROM temp.kb_vocab WHERE term = ?", (w,)).fetchone()
+            if row is not None:
+                df[w] = int(row[0])
+        title_known = title_count = 0
+        for title, chunks in titles:
+            k, n = title_words_known(title, chunks, df)
+            title_known += k
+            title_count += n
+        return Calibration(title_known, title_count, frozenset(known))
+
+    def holds_none(self, terms: Sequence[str]) -> bool:
+        """Whether the stem classes `text_stats` found prove that no chunk holds any of
+        these words or their variants, so a MATCH of them returns nothing and need not run
+        (a refused question costs one ranking query per base otherwise: 1.3 ms of it at
+        10,000 notes, in 11 bases). Proof needs each word to be plain ASCII letters and digits (the
+        tokenizer then reads the quoted word as exactly that one token) and its stem's
+        class to be known empty and complete: a scan that covered the whole prefix range
+        (a stem is a prefix of its word, so the word lies in that range) and found no word
+        of the class, or a current `text_words` with no row for the stem. False when in
+        doubt: the query then runs."""
+        if self._warm is not None:
+            return self._warm.holds_none(terms)
+        for term in terms:
+            if not (term.isascii() and term.isalnum() and term == term.lower()):
+                return False
+            root = _question_stem(term)
+            if self._stem_cache.get(root) != [] or root not in self._stem_complete:
+                return False
+        return bool(terms)
+
+    def chunk_counts(
+        self, rowids: Sequence[int], forms: Iterable[str] | None = None
+    ) -> dict[int, tuple[str, Counts]]:
+        """rowid -> (heading_path, word counts) for the chunks whose counts the index holds
+        (an index written before `chunk_counts` holds none: `chunk_texts` then). Given
+        `forms`, a warm store counts only those words (all that scoring reads)."""
+        if self._warm is not None and forms is not None:
+            return self._warm.chunk_counts(rowids, forms)
+        out: dict[int, tuple[str, Counts]] = {}
+        wanted = list(rowids)
+        try:
+            for start in range(0, len(wanted), SQL_VARIABLES):
+                part = wanted[start : start + SQL_VARIABLES]
+                marks = ",".join("?" * len(part))
+                for rowid, heading, counts in self.conn.execute(
+                    "SELECT k.rowid, c.heading_path, k.counts FROM chunk_counts k "
+                    f"JOIN chunks c ON c.rowid = k.rowid WHERE k.rowid IN ({marks})",
+                    part,
+                ):
+                    out[int(rowid)] = (str(heading or ""), counts_from(counts))
+        except (sqlite3.Error, ValueError, TypeError):
+            return {}
+        return out
+
+    def chunk_texts(self, rowids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """rowid -> (heading_path, text), for scoring candidates again."""
+        out: dict[int, tuple[str, str]] = {}
+        wanted = list(rowids)
+        try:
+            for start in range(0, len(wanted), 500):
+                part = wanted[start : start + 500]
+                marks = ",".join("?" * len(part))
+                for rowid, heading, text in self.conn.execute(
+                    f"SELECT rowid, heading_path, text FROM chunks WHERE rowid IN ({marks})", part
+                ):
+                    out[int(rowid)] = (str(heading or ""), str(text or ""))
+        except sqlite3.Error:
+            return {}
+        return out
+
+    def opening_chunks(
+        self, base: str, paths: Sequence[str]
+    ) -> dict[str, tuple[str, str, str | None, str | None]]:
+        """path -> (heading_path, text, provenance, stage) of each file's first chunk: the
+        passage of a file found by its keys alone (no chunk of it matched the question)."""
+        out: dict[str, tuple[str, str, str | None, str | None]] = {}
+        wanted = sorted(set(paths))
+        try:
+            for start in range(0, len(wanted), SQL_VARIABLES):
+                part = wanted[start : start + SQL_VARIABLES]
+                marks = ",".join("?" * len(part))
+                for path, heading, text, provenance, stage in self.conn.execute(
+                    # A file indexed with no chunk has the span (n, n - 1), whose `first`
+                    # is the next file's first chunk: the chunk must be the file's own.
+                    "SELECT s.path, c.heading_path, c.text, f.provenance, f.stage "
+                    "FROM chunk_spans s JOIN chunks c ON c.rowid = s.first "
+                    "AND c.base = s.base AND c.path = s.path "
+                    "LEFT JOIN files f ON f.base = s.base AND f.path = s.path "
+                    f"WHERE s.base = ? AND s.path IN ({marks}) AND s.last >= s.first",
+                    (base, *part),
+                ):
+                    out[str(path)] = (str(heading or ""), str(text or ""), provenance, stage)
+        except sqlite3.Error:
+            return {}
+        return out
+
+    def details(
+        self, expr: str, rowids: Sequence[int]
+    ) -> dict[int, tuple[str, str, str, str | None, str | None, str | None]]:
+        """rowid -> (heading_path, excerpt, text, provenance, stage, captured_from)."""
+        if not rowids:
+            return {}
+        sql = DETAIL_SQL.format(marks=",".join("?" * len(rowids)))
+        try:
+            rows = self.conn.execute(sql, (expr, *rowids)).fetchall()
+        except sqlite3.Error:
+            return {}
+        return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
+
+
+class _ChunkBatch:
+    """The rows `sync` writes for the files it indexes again, sent to SQLite a few hundred
+    files at a time (one statement per table per batch rather than per file)."""
+
+    def __init__(self, conn: sqlite3.Connection, base: str) -> None:
+        self._conn = conn
+        self._base = base
+        self._files: list[tuple[object, ...]] = []
+        self._chunks: list[tuple[object, ...]] = []
+        self._counts: list[tuple[int, str]] = []
+        self._spans: list[tuple[object, ...]] = []
+
+    def add(
+        self,
+        rel: str,
+        digest: str,
+        front: tuple[tuple[str, str], ...],
+        private: bool,
+        first: int,
+        pieces: Sequence[Any],
+    ) -> None:
+        self._files.append(
+            (
+                self._base,
+                rel,
+                digest,
+                field_exact(front, "provenance"),
+                field_exact(front, "stage"),
+                field_exact(front, "captured_from"),
+                int(private),
+            )
+        )
+        for i, c in enumerate(pieces):
+            self._chunks.append((first + i, self._base, rel, c.heading_path, c.text))
+            self._counts.append((first + i, counts_text(c.heading_path, c.text)))
+        self._spans.append((self._base, rel, first, first + len(pieces) - 1))
+        if len(self._files) >= SYNC_BATCH_FILES:
+            self.flush()
+
+    def flush(self) -> None:
+        conn = self._conn
+        conn.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)", self._files)
+        conn.executemany(
+            "INSERT INTO chunks (rowid, base, path, heading_path, text) VALUES (?,?,?,?,?)",
+            self._chunks,
+        )
+        conn.executemany("INSERT OR REPLACE INTO chunk_counts VALUES (?,?)", self._counts)
+        conn.executemany("INSERT OR REPLACE INTO chunk_spans VALUES (?,?,?,?)", self._spans)
+        for rows in (self._files, self._chunks, self._counts, self._spans):
+            rows.clear()
+
+
+def _ordered(groups: dict[str, list[Any]], presorted: bool = False) -> list[tuple[str, Any]]:
+    """(key, value) for every value of every group, in the order `sorted` gives the pairs
+    (key, then value), sorting only the distinct keys and each key's few values: sorting
+    the 175,000 postings rows of a 1,300-note base as tuples cost 0.25 s, more than
+    grouping them. `presorted`: each group's values are in order already."""
+    return [
+        (key, value)
+        for key in sorted(groups)
+        for value in (groups[key] if presorted else sorted(groups[key]))
+    ]
+
+
+# Copies of text indexes held in memory, by index file, while some Store holds them: the
+# daemon keeps up to eight Memories of one fleet (by cwd, paths and scope), and each would
+# otherwise read and hold its own copy of every base (about 116 MB at 10,000 notes). Made
+# on first use: a one-shot verb never imports weakref for it.
+_SHARED: Any = None
+
+
+def _shared_warm(path: Path) -> WarmText | None:
+    found: WarmText | None = _SHARED.get(path) if _SHARED is not None else None
+    return found
+
+
+def _share_warm(path: Path, warm: WarmText) -> None:
+    global _SHARED
+    if _SHARED is None:
+        import weakref
+
+        _SHARED = weakref.WeakValueDictionary()
+    _SHARED[path] = warm
+
+
+VOCAB_VIEW_SQL = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab USING fts5vocab(main, chunks, 'row')"
+)
+
+
+def _structure_of(conn: sqlite3.Connection) -> bytes:
+    """FTS5's structure record: its segments and a counter of segments written, so every
+    write of the text index changes it."""
+    row = conn.execute(f"SELECT block FROM chunks_data WHERE id = {FTS5_STRUCTURE_ID}")
+    found = row.fetchone()
+    return bytes(found[0]) if found else b""
+
+
+def _averages_of(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(chunks, tokens in every chunk) from FTS5's averages record: `COUNT(*)` read every
+    chunk (144 ms a process at 10,000 notes)."""
+    row = conn.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
+    counts = _varints(bytes(row[0])) if row else []
+    return (counts[0], sum(counts[1:])) if counts else (0, 0)
+
+
+def _warm_stamp(conn: sqlite3.Connection) -> bytes:
+    """What an in-memory copy of a text index must match (`Store.read_warm`): the FTS5
+    structure record and the private files (a file declared private may change no chunk)."""
+    private = conn.execute(
+        "SELECT base, path FROM files WHERE private = 1 ORDER BY base, path"
+    ).fetchall()
+    listed = "\n".join(f"{b}\t{p}" for b, p in private)
+    return _structure_of(conn) + b"\0" + listed.encode("utf-8", "surrogatepass")
+
+
+def counts_text(heading_path: str, text: str) -> str:
+    """A chunk's word counts as `chunk_counts` stores them: the heading path's words, a
+    line break, the text's words, each list joined by single spaces, in text order (a word
+    is a run of alphanumerics, so it holds no white space). `counts_from` gives back exactly
+    `textrank.counts_of`; storing the words rather than counted JSON spares a cold index
+    the counting and the encoding (3.9 of 26 s at 10,000 notes)."""
+    return " ".join(words(heading_path)) + "\n" + " ".join(words(text))
+
+
+def _stored_words(stored: str) -> tuple[str, str]:
+    """A `chunk_counts` row's (heading words, text words), each joined by single spaces (the
+    JSON form an older index holds is read into that shape)."""
+    if stored.startswith("["):
+        head, body, _ = json.loads(stored)
+        return (
+            " ".join(w for w, n in head.items() for _ in range(n)),
+            " ".join(w for w, n in body.items() for _ in range(n)),
+        )
+    heading, _, text = stored.partition("\n")
+    return heading, text
+
+
+def counts_from(stored: str) -> Counts:
+    """`textrank.counts_of` of a chunk, from its `chunk_counts` row (either this encoding or
+    the JSON `[heading, body, length]` an index written before it holds)."""
+    if stored.startswith("["):
+        head, body, length = json.loads(stored)
+        return head, body, int(length)
+    heading, _, text = stored.partition("\n")
+    head_words = heading.split()
+    body_words = text.split()
+    return Counter(head_words), Counter(body_words), len(head_words) + len(body_words)
+
+
+# Open index connections are a process-wide budget: one base costs three file descriptors
+# (the database, its WAL and its shared-memory file), and a fleet of hundreds of bases under
+# a 256-descriptor limit (macOS's default) failed to open at all. Past this many, the least
+# recently used connection is closed and reopened when next needed (measured: a reopen costs
+# about 0.2 ms, against a question's tens).
+MAX_OPEN_STORES = 32
+_OPEN: OrderedDict[int, Store] = OrderedDict()
+_OPEN_LOCK = _thread.RLock()
+
+
+def _track(store: Store) -> None:
+    if store._reopen is None:
+        return  # in memory: it cannot be closed and reopened, so it is not counted
+    key = id(store)
+    with _OPEN_LOCK:  # Memories in several threads share the process-wide budget
+        if key in _OPEN:
+            _OPEN.move_to_end(key)
+            return
+        _OPEN[key] = store
+        while len(_OPEN) > MAX_OPEN_STORES:
+            _, oldest = _OPEN.popitem(last=False)
+            oldest._release()
+
+
+def _is_base(root: Path) -> bool:
+    """Whether `root` is a base by its files: a folder that is not (`/etc`, a folder of notes
+    with no `agent.txt` or map) gets no index written into it by a reading verb."""
+    return (root / "agent.txt").is_file() or any((root / m).is_file() for m in MAP_NAMES)
+
+
+def _writable_dir(root: Path) -> bool:
+    """Whether kb may create `.kb/` in `root` (a base on a read-only disk gets none)."""
+    return os.access(root, os.W_OK) and not _read_only_mount(root)
+
+
+def _read_only_mount(root: Path) -> bool:
+    try:
+        return bool(os.statvfs(root).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
+
+
+def _varints(data: bytes) -> list[int]:
+    """SQLite's big-endian varints (7 bits a byte, the ninth byte whole), as FTS5 writes its
+    averages record: the row count, then each column's token total."""
+    out: list[int] = []
+    i = 0
+    while i < len(data):
+        value = 0
+        for j in range(9):
+            byte = data[i]
+            i += 1
+            if j == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        out.append(value)
+    return out
