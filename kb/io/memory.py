@@ -587,7 +587,7 @@ class Memory:
         chosen: dict[tuple[int, str], int] = {}
         for i, store in enumerate(self._stores):
             order = self._entry_order[i]
-            vocabulary, phrases = store.candidate_rows(terms, term_prefixes(terms))
+            vocabulary, phrases = store.keywords.candidate_rows(terms, term_prefixes(terms))
             for word, rel in vocabulary:
                 if rel in order:
                     df[word] = df.get(word, 0) + 1
@@ -600,7 +600,7 @@ class Memory:
         if extra:
             for i, store in enumerate(self._stores):
                 order = self._entry_order[i]
-                for word, rel in store.vocabulary_rows(extra):
+                for word, rel in store.keywords.vocabulary_rows(extra):
                     if rel in order:
                         df[word] = df.get(word, 0) + 1
         total = self._entry_count
@@ -979,13 +979,18 @@ class Memory:
         if not asked:
             return []
         bounds = [word_bound(word, tris, count) for word, tris, count in asked]
-        parts = {part for store in self._stores for b in bounds for part in store.parts_within(b)}
+        parts = {
+            part
+            for store in self._stores
+            for b in bounds
+            for part in store.keywords.parts_within(b)
+        }
         scores = {part: part_score(part, asked) for part in parts}
         good = {part: score for part, score in scores.items() if score >= SUGGEST_FLOOR}
         pairs = [
             (key, good[part])
             for i, store in enumerate(self._stores)
-            for part, key, rel in store.keys_with(good)
+            for part, key, rel in store.keywords.keys_with(good)
             if rel in self._entry_order[i]
         ]
         return best_keys(pairs, limit)

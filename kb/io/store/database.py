@@ -27,12 +27,12 @@ from kb.io.store.headers import (
     HeaderScan,
     LightHeader,
     _decode,
-    _sets,
     _stored,
     content_hash,
     read_header,
     stat_digest,
 )
+from kb.io.store.keywords import KeywordPostings
 from kb.io.store.schema import (
     SQL_VARIABLES,
     StoreError,
@@ -48,9 +48,7 @@ from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.calibration import Calibration, everyday_words, title_sample, title_words_known
 from kb.pure.entries import bucket_of
 from kb.pure.header import field_exact, front_matter
-from kb.pure.keyword import postings_words
 from kb.pure.paths import MAP_NAMES
-from kb.pure.suggest import SUGGEST_FLOOR, WordBound, lookup_keys
 from kb.pure.textrank import Counts, PageWords, TextStats, page_counts, page_words
 from kb.pure.tokens import question_terms, stem, words
 
@@ -106,21 +104,6 @@ FTS5_STRUCTURE_ID = 10
 # sync, in a transaction of its own; a stale or missing stamp means every stem is scanned,
 # as before.
 
-
-# The keyword postings (issue 15): what the keyword scorer and the spelling suggestions need,
-# kept beside the header cache and written in the same transaction, so a process answering
-# one question reads the rows of its own words instead of decoding every header.
-# - `kw_vocab`: each keyed file's vocabulary (key bag, title, stem and purpose words); a
-#   word's rows are its postings, and their count in scope its document frequency.
-# - `kw_second`: the second word of each several-word key (a phrase inside a question starts
-#   its second word at a question word, so the question's prefixes find every such phrase).
-# - `kw_parts` and `kw_trigrams`: each key's words, and each word's trigrams (and, for a
-#   word of 5 or 6 letters, its deletion neighbourhood marked `~`), for the suggestions a
-#   refusal offers. A trigram row is never deleted: a word no file holds any
-#   more finds no `kw_parts` row, and the vocabulary only grows as fast as its words.
-# Every row names its path; the caller keeps a row only when its path is an entry this open
-# found in scope, so a deleted, renamed, newly private or no longer keyed file is never
-# counted, whatever rows it left behind.
 
 # `--top 10**30` or an MCP `top` of 1e300 is a number, not an error, but SQLite's LIMIT holds
 # a signed 64-bit integer and raises OverflowError past it: every limit is clamped to it.
@@ -269,6 +252,7 @@ class Store:
         # this connection it was last confirmed at: None when the store answers from SQL.
         self._warm: WarmText | None = None
         self._warm_seen: tuple[int, int] | None = None
+        self.keywords = KeywordPostings(self)
         _track(self)
 
     @property
@@ -556,26 +540,7 @@ class Store:
             )
             for f, h in fresh
         ]
-        # Each table's rows grouped by their first column, to be written in key order.
-        vocab: dict[str, list[str]] = {}
-        second: dict[str, list[str]] = {}
-        parts: dict[str, list[tuple[str, str]]] = {}
-        for f, h in fresh:
-            if h.tokens is None:
-                continue
-            words = postings_words(h.keys, h.tokens)
-            for w in words.vocabulary:
-                vocab.setdefault(w, []).append(f.rel)
-            for w in words.second:
-                second.setdefault(w, []).append(f.rel)
-            for part, key in words.parts:
-                parts.setdefault(part, []).append((key, f.rel))
-        # each distinct key word once (a common word is in hundreds of keys), in order, so
-        # each trigram's words come out sorted; a short word's marked deletions beside them
-        tris: dict[str, list[str]] = {}
-        for part in sorted(parts):
-            for tri in lookup_keys(part):
-                tris.setdefault(tri, []).append(part)
+        postings = self.keywords.rows_for(fresh)
         paths = [(f.rel,) for f, _ in fresh]
         try:
             # Opportunistic, so it must not wait out a `kb index` holding the write lock:
@@ -583,140 +548,18 @@ class Store:
             wait_briefly(self.conn)
             with self.conn:
                 self.conn.execute("BEGIN IMMEDIATE")
-                if self._any_postings():
-                    self._drop_postings([rel for (rel,) in paths])
+                if self.keywords.has_rows():
+                    self.keywords.drop([rel for (rel,) in paths])
                 self.conn.executemany(
                     "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
                 )
-                # In key order: a B-tree filled in order splits no page twice.
-                self.conn.executemany(
-                    "INSERT OR IGNORE INTO kw_vocab VALUES (?,?)", _ordered(vocab)
-                )
-                self.conn.executemany(
-                    "INSERT OR IGNORE INTO kw_second VALUES (?,?)", _ordered(second)
-                )
-                self.conn.executemany(
-                    "INSERT OR IGNORE INTO kw_parts VALUES (?,?,?)",
-                    [(part, key, rel) for part, (key, rel) in _ordered(parts)],
-                )
-                self.conn.executemany(
-                    "INSERT OR IGNORE INTO kw_trigrams VALUES (?,?)", _ordered(tris, presorted=True)
-                )
+                self.keywords.write(postings)
             return True
         except sqlite3.Error:
             return False
         finally:
             with contextlib.suppress(sqlite3.Error):
                 wait_fully(self.conn)
-
-    def _drop_postings(self, rels: Sequence[str]) -> None:
-        """Delete the postings rows of these files, by primary key: the rows a file has are
-        exactly what its cached header's keys and tokens give (both are written in one
-        transaction), so no index on `path` is kept (three of them tripled a cold index's
-        writes). A row whose cache entry cannot be decoded is deleted by a scan."""
-        vocab: list[tuple[str, str]] = []
-        second: list[tuple[str, str]] = []
-        parts: list[tuple[str, str, str]] = []
-        scan: list[tuple[str]] = []
-        for i in range(0, len(rels), SQL_VARIABLES):
-            part = list(rels[i : i + SQL_VARIABLES])
-            marks = ",".join("?" * len(part))
-            for rel, parsed, tokens in self.conn.execute(
-                f"SELECT path, parsed, tokens FROM headers WHERE path IN ({marks})", part
-            ):
-                if tokens is None:
-                    continue  # a file without keys wrote no postings
-                decoded = _decode(parsed)
-                sets = _sets(decoded[0], tokens) if decoded is not None else None
-                if sets is None or decoded is None:
-                    scan.append((rel,))
-                    continue
-                words = postings_words(decoded[0], sets)
-                vocab += [(w, rel) for w in words.vocabulary]
-                second += [(w, rel) for w in words.second]
-                parts += [(p, k, rel) for p, k in words.parts]
-        self.conn.executemany("DELETE FROM kw_vocab WHERE word = ? AND path = ?", vocab)
-        self.conn.executemany("DELETE FROM kw_second WHERE word = ? AND path = ?", second)
-        self.conn.executemany("DELETE FROM kw_parts WHERE part = ? AND key = ? AND path = ?", parts)
-        for table in ("kw_vocab", "kw_second", "kw_parts"):
-            self.conn.executemany(f"DELETE FROM {table} WHERE path = ?", scan)
-
-    def _any_postings(self) -> bool:
-        """Whether any file has postings rows yet (a cold cache has none: its deletes are
-        skipped)."""
-        return self.conn.execute("SELECT 1 FROM kw_vocab LIMIT 1").fetchone() is not None
-
-    # -- the keyword postings ----------------------------------------------------------
-
-    def vocabulary_rows(self, words: Iterable[str]) -> list[tuple[str, str]]:
-        """(word, path) for every file whose vocabulary holds one of `words`."""
-        return self._rows("SELECT word, path FROM kw_vocab WHERE word IN ({})", words)
-
-    def phrase_rows(self, second_words: Iterable[str]) -> list[tuple[str, str]]:
-        """(word, path) for every file with a several-word key whose second word is one of
-        `second_words`."""
-        return self._rows("SELECT word, path FROM kw_second WHERE word IN ({})", second_words)
-
-    def candidate_rows(
-        self, words: Iterable[str], second_words: Iterable[str]
-    ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-        """`vocabulary_rows(words)` and `phrase_rows(second_words)` in one statement: a
-        question asks both of every base, and for a refusal the statement itself is most of
-        the cost (22 of a question's executes at 11 bases)."""
-        vocab, seconds = sorted(set(words)), sorted(set(second_words))
-        if not vocab or not seconds or len(vocab) + len(seconds) > SQL_VARIABLES:
-            return self.vocabulary_rows(vocab), self.phrase_rows(seconds)
-        rows = self.conn.execute(
-            f"SELECT 0, word, path FROM kw_vocab WHERE word IN ({','.join('?' * len(vocab))}) "
-            "UNION ALL "
-            f"SELECT 1, word, path FROM kw_second WHERE word IN ({','.join('?' * len(seconds))})",
-            [*vocab, *seconds],
-        ).fetchall()
-        return [(w, p) for k, w, p in rows if not k], [(w, p) for k, w, p in rows if k]
-
-    def parts_sharing(self, tris: Iterable[str]) -> list[tuple[str, str]]:
-        """(trigram, key word) for every key word that has one of the trigrams."""
-        return self._rows("SELECT tri, part FROM kw_trigrams WHERE tri IN ({})", tris)
-
-    def parts_within(self, bound: WordBound) -> list[str]:
-        """The key words that share a lookup with one question word and meet its bound
-        (kb.pure.suggest.within_bound, applied here so the index hands back a few hundred
-        words rather than every word that shares a common trigram)."""
-        lookups, tris = bound.lookups, bound.trigrams
-        if not lookups or len(lookups) + len(tris) > SQL_VARIABLES:
-            return sorted({part for _, part in self.parts_sharing(lookups)})
-        low, high = bound.typo_lengths
-        rows = self.conn.execute(
-            f"SELECT part FROM kw_trigrams WHERE tri IN ({','.join('?' * len(lookups))}) "
-            "GROUP BY part HAVING "
-            f"2.0 * (sum(tri IN ({','.join('?' * len(tris))})) + ?) "
-            ">= ? * (? + max(1, length(part) - 2)) OR (length(part) BETWEEN ? AND ? "
-            "AND (substr(part, 1, 2) = ? OR substr(part, -2) = ?))",
-            [
-                *lookups,
-                *tris,
-                bound.count - len(tris),
-                SUGGEST_FLOOR,
-                bound.count,
-                low,
-                high,
-                bound.ends[0],
-                bound.ends[1],
-            ],
-        ).fetchall()
-        return [part for (part,) in rows]
-
-    def keys_with(self, parts: Iterable[str]) -> list[tuple[str, str, str]]:
-        """(key word, key, path) for every key holding one of these words."""
-        return self._rows("SELECT part, key, path FROM kw_parts WHERE part IN ({})", parts)
-
-    def _rows(self, sql: str, values: Iterable[str]) -> list[Any]:
-        unique = sorted(set(values))
-        out: list[Any] = []
-        for i in range(0, len(unique), SQL_VARIABLES):
-            part = unique[i : i + SQL_VARIABLES]
-            out += self.conn.execute(sql.format(",".join("?" * len(part))), part).fetchall()
-        return out
 
     # -- the text index --------------------------------------------------------------
 
@@ -1563,18 +1406,6 @@ class _ChunkBatch:
         conn.executemany("INSERT OR REPLACE INTO chunk_spans VALUES (?,?,?,?)", self._spans)
         for rows in (self._files, self._chunks, self._counts, self._spans):
             rows.clear()
-
-
-def _ordered(groups: dict[str, list[Any]], presorted: bool = False) -> list[tuple[str, Any]]:
-    """(key, value) for every value of every group, in the order `sorted` gives the pairs
-    (key, then value), sorting only the distinct keys and each key's few values: sorting
-    the 175,000 postings rows of a 1,300-note base as tuples cost 0.25 s, more than
-    grouping them. `presorted`: each group's values are in order already."""
-    return [
-        (key, value)
-        for key in sorted(groups)
-        for value in (groups[key] if presorted else sorted(groups[key]))
-    ]
 
 
 # Copies of text indexes held in memory, by index file, while some Store holds them: the
