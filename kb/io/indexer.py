@@ -66,11 +66,12 @@ def _sync(
             report = store.sync(snap, scan.lights, records, stamp, progress)
             # the words questions look their stems up in before scanning the vocabulary;
             # an index busy now keeps its old stamp, which no longer matches, and questions
-            # scan as before until the next `kb index`
+            # scan as before until the next `kb index` (through the Store, where tests stand
+            # in for it)
             store.refresh_text_words()
             # measured now rather than by the first question after this index (one
             # vocabulary lookup per everyday word and sampled title word)
-            store.calibration()
+            store.vocabulary.calibration()
             return report
         except sqlite3.OperationalError as e:  # the sync rolled back: nothing half-written
             if not is_busy(e) or time.monotonic() > deadline:

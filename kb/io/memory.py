@@ -678,12 +678,13 @@ class Memory:
             self._rewarm()
         ranked: list[tuple[int, list[tuple[int, str, str]]]] = []
         for i, (store, scope) in enumerate(zip(self._stores, self._in_scope, strict=True)):
-            base_stats, variants = store.text_stats(terms)
+            base_stats, variants = store.vocabulary.text_stats(terms)
             stats.append(base_stats)
             for t, found in variants.items():
                 forms.setdefault(t, {t}).update(found)
             words = [w for t in terms for w in variants.get(t, (t,))]
             rows: list[tuple[int, str, str]]
+            # `holds_none` and `rank` through the Store, where tests count and stand in for them
             if store.holds_none(words):
                 # the expression the ranking would have built (absent words are never
                 # pruned as too common), and no rows: nothing here can match
@@ -904,15 +905,17 @@ class Memory:
             rest = [w for w in words if w not in known]
             if not rest:
                 break
-            known |= store.known_words(rest)
+            known |= store.vocabulary.known_words(rest)
         return known
 
     @serialised
     def calibration(self) -> Calibration:
         """What the open bases' vocabularies say of on-topic and everyday questions (each
-        base's is measured once per change of its index: `Store.calibration`)."""
+        base's is measured once per change of its index: `Vocabulary.calibration`)."""
         if self._calibration is None:
-            self._calibration = fleet_calibration(store.calibration() for store in self._stores)
+            self._calibration = fleet_calibration(
+                store.vocabulary.calibration() for store in self._stores
+            )
         return self._calibration
 
     def changed_since_indexed(self, found: Found) -> bool:

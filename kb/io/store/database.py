@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import _thread  # the C lock: `threading` costs a hot verb about 1 ms to import
 import contextlib
-import functools
 import json
 import os
 import sqlite3
@@ -21,6 +20,7 @@ from attrs import frozen
 from kb.io.atomic import crash_point
 from kb.io.indexowner import discard, owned_by, stamp_for
 from kb.io.safe_read import Read, read_note
+from kb.io.store import vocabulary
 from kb.io.store.headers import (
     SCAN_LIGHTS_KEPT,
     FileHeader,
@@ -44,13 +44,14 @@ from kb.io.store.schema import (
     wait_briefly,
     wait_fully,
 )
+from kb.io.store.vocabulary import VOCAB_VIEW_SQL, Vocabulary, averages_of, structure_of
 from kb.io.walk import BaseSnapshot, FileStat
-from kb.pure.calibration import Calibration, everyday_words, title_sample, title_words_known
+from kb.pure.calibration import Calibration
 from kb.pure.entries import bucket_of
 from kb.pure.header import field_exact, front_matter
 from kb.pure.paths import MAP_NAMES
 from kb.pure.textrank import Counts, PageWords, TextStats, page_counts, page_words
-from kb.pure.tokens import question_terms, stem, words
+from kb.pure.tokens import words
 
 if TYPE_CHECKING:
     from kb.pure.warmtext import WarmText
@@ -60,7 +61,6 @@ NOT_A_BASE = (
     "this folder is not a base (it has no agent.txt and no MAP.md), so a reading verb makes "
     "no index in it (kb init makes a base, kb index indexes this folder anyway)"
 )
-PRUNE_MIN_CHUNKS = 10_000  # below this, a common term costs little (ADR-0033 measured 57k)
 SNIPPET_TOKENS = 14
 # `kb index`'s page cache per connection, in KiB (SQLite's default is 2,000). A cold base is
 # one transaction as large as its index; with the default cache, pages spilled mid-way were
@@ -74,35 +74,6 @@ SYNC_BATCH_FILES = 256
 # Pages whose joined word lists a store keeps for page-level scoring: a long page of the
 # pydocs corpus is about 40 KB of words, so at most ~10 MB a base.
 PAGES_KEPT = 256
-# A stem's variants are found by scanning the vocabulary from the stem as a prefix; a short
-# stem (`get`) prefixes many unrelated words, so the scan and the class are bounded.
-STEM_SCAN_MAX = 2000
-STEM_CLASS_MAX = 16
-# A question's words are stemmed once per base it is asked of, twice (11 bases, about 35
-# calls a question): the stems of recent question words are kept. Pure, so never stale.
-_question_stem = functools.lru_cache(maxsize=4096)(stem)
-
-# FTS5 keeps its structure record (the segments and a counter of segments written, so every
-# write changes it) in the `_data` table under this id (fts5Int.h: FTS5_STRUCTURE_ROWID)
-FTS5_STRUCTURE_ID = 10
-
-# `calibration` is what the verdict's `nothing` line is measured with on this base
-# (`kb.pure.calibration`): how many sampled title words another note also holds, and which
-# of the everyday questions' words the vocabulary holds, under the FTS5 structure record it
-# was read at and the everyday word list it was read for (a kb with other everyday
-# questions reads it again). Computed on first need after each change of the text index
-# (about 20 ms on a 2,000-note base) and saved when the index can be written.
-
-# `text_words` is every word of the text index (FTS5's vocabulary) under its stem, and
-# `text_words_stamp` the FTS5 structure record it was read at (issue 15). A question must
-# know each of its words' stem class (the indexed words sharing its stem, and their chunk
-# counts); finding it scans the FTS5 vocabulary from the stem as a prefix, and opening that
-# scan costs about 50 us per word per base even when nothing is there: most of a refused
-# question. While the structure record is the one stamped (every write to the text index
-# flushes a new segment, which changes it), a stem with no row here has an empty class, with
-# no scan; a stem with rows is still scanned for its counts. Written by `kb index` after its
-# sync, in a transaction of its own; a stale or missing stamp means every stem is scanned,
-# as before.
 
 
 # `--top 10**30` or an MCP `top` of 1e300 is a number, not an error, but SQLite's LIMIT holds
@@ -220,28 +191,14 @@ class Store:
         self._reopen = reopen
         self.path = path
         self.rebuilt = rebuilt
-        self._df_cache: dict[str, int] = {}
-        self._chunk_count: int | None = None
         self._span_map: SpanMap | None = None
         self._span_version = -1
-        self._vocab_ready = False
         # Why this store is not the base's own writable index (None when it is): printed
         # once by every verb that opens it.
         self.fallback: str | None = None
         # Something this open did that a person should hear of once (an index this machine
         # did not write, deleted): printed like `fallback`, by the open that did it.
         self.notice: str | None = None
-        self._stem_cache: dict[str, list[tuple[str, int]]] = {}
-        # Stems whose prefix scan read the vocabulary's whole range (fewer rows than
-        # STEM_SCAN_MAX): for them an empty class proves no word with that stem is indexed.
-        self._stem_complete: set[str] = set()
-        # The `data_version` the stem scans and document counts were read at: another
-        # process's commit (a `kb index` while a library caller holds this store) empties them.
-        self._vocab_version = -1
-        # Whether `text_words` may be trusted at `_vocab_version` (None: not yet asked)
-        self._words_trusted: bool | None = None
-        # (chunks, tokens) from FTS5's averages record, read once per `_vocab_version`
-        self._averages: tuple[int, int] | None = None
         # How many files the text index holds, read at `_page_version`
         self._page_total: int | None = None
         self._page_version = -2
@@ -253,6 +210,7 @@ class Store:
         self._warm: WarmText | None = None
         self._warm_seen: tuple[int, int] | None = None
         self.keywords = KeywordPostings(self)
+        self.vocabulary = Vocabulary(self)
         _track(self)
 
     @property
@@ -262,8 +220,7 @@ class Store:
             if self._reopen is None:
                 raise StoreError(f"the index at {self.path} is closed", self.path, "closed")
             self._conn = self._reopen()
-            self._vocab_ready = False  # the temp schema went with the old connection
-            self._vocab_version = -1  # counted per connection, like the span map's
+            self.vocabulary.reconnected()
             # `data_version` counts per connection: a span map read through the old one
             # is renewed, never compared with the new connection's count
             self._span_map = None
@@ -365,6 +322,23 @@ class Store:
             self._conn.close()
         self._conn = None
         self._reopen = None
+
+    # -- what tests call or stand in for on the Store; each job's own method does the work
+
+    def text_stats(self, terms: Sequence[str]) -> tuple[TextStats, dict[str, tuple[str, ...]]]:
+        return self.vocabulary.text_stats(terms)
+
+    def holds_none(self, terms: Sequence[str]) -> bool:
+        return self.vocabulary.holds_none(terms)
+
+    def refresh_text_words(self) -> bool:
+        return self.vocabulary.refresh_text_words()
+
+    def calibration(self) -> Calibration:
+        return self.vocabulary.calibration()
+
+    def _text_words_current(self) -> bool:
+        return self.vocabulary.text_words_current()
 
     # -- the header cache -------------------------------------------------------------
 
@@ -603,11 +577,7 @@ class Store:
         written with it."""
         from kb.pure.chunking import chunk  # only indexing splits notes into chunks
 
-        self._df_cache.clear()
-        self._chunk_count = None
-        # this connection's own writes do not move its `data_version`: forget what the
-        # vocabulary said, so a question after this sync reads it again
-        self._vocab_version = -1
+        self.vocabulary.written()
         rows = self.conn.execute(
             "SELECT path, hash, private FROM files WHERE base = ?", (base.name,)
         ).fetchall()
@@ -761,40 +731,6 @@ class Store:
         )
         self.conn.execute("DELETE FROM chunk_spans WHERE base = ? AND path = ?", (base, path))
 
-    def chunk_count(self) -> int:
-        """How many chunks the index holds, from FTS5's averages record (its first number);
-        `COUNT(*)` read every chunk: 144 ms a process at 10,000 notes."""
-        if self._chunk_count is None:
-            try:
-                self._chunk_count = _averages_of(self.conn)[0]
-            except sqlite3.Error:
-                self._chunk_count = int(
-                    self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-                )
-        return self._chunk_count
-
-    def _prune(self, terms: Sequence[str]) -> list[str]:
-        total = self.chunk_count()
-        if total < PRUNE_MIN_CHUNKS:
-            return list(terms)
-        ceiling = total // 4
-        kept: list[str] = []
-        for term in terms:
-            df = self._df_cache.get(term)
-            if df is None:
-                try:
-                    df = int(
-                        self.conn.execute(
-                            "SELECT COUNT(*) FROM chunks WHERE chunks MATCH ?", (f'"{term}"',)
-                        ).fetchone()[0]
-                    )
-                except sqlite3.Error:
-                    continue
-                self._df_cache[term] = df
-            if df <= ceiling:
-                kept.append(term)
-        return kept or list(terms)
-
     def rank(
         self, terms: Sequence[str], limit: int, include_private: bool
     ) -> tuple[str, list[tuple[int, str, str]]]:
@@ -804,7 +740,7 @@ class Store:
         if self._warm is not None:
             kept, best = self._warm.rank(terms, min(limit, SQL_LIMIT_MAX), include_private)
             return match_expression(kept), best
-        expr = match_expression(self._prune(list(dict.fromkeys(terms))))
+        expr = match_expression(self.vocabulary.prune(list(dict.fromkeys(terms))))
         limit = min(limit, SQL_LIMIT_MAX)
         try:
             spans = self._spans()
@@ -881,11 +817,11 @@ class Store:
                 shared = _shared_warm(self.path) if own else None
                 if shared is not None and shared.stamp == stamp:
                     return shared  # another open Memory of this index read it already
-                chunks, tokens = _averages_of(conn)
+                chunks, tokens = averages_of(conn)
                 held = int(conn.execute("SELECT COUNT(*) FROM chunk_counts").fetchone()[0])
                 if held != chunks:
                     return None  # chunks without stored counts: an older index
-                vocabulary = conn.execute("SELECT term, doc FROM temp.kb_vocab").fetchall()
+                terms = conn.execute("SELECT term, doc FROM temp.kb_vocab").fetchall()
                 pages = int(conn.execute("SELECT COUNT(*) FROM chunk_spans").fetchone()[0])
                 stored = [
                     ChunkFacts(int(rowid), str(heading or ""), *_stored_words(str(words_of)))
@@ -903,8 +839,11 @@ class Store:
                 ]
             finally:
                 conn.execute("COMMIT")
-            rules = StemRules(STEM_SCAN_MAX, STEM_CLASS_MAX, PRUNE_MIN_CHUNKS)
-            warm = warm_text(stamp, rules, chunks, tokens, vocabulary, stored, files, pages)
+            # the bounds the SQL path reads, where they are set, so both find the same words
+            rules = StemRules(
+                vocabulary.STEM_SCAN_MAX, vocabulary.STEM_CLASS_MAX, vocabulary.PRUNE_MIN_CHUNKS
+            )
+            warm = warm_text(stamp, rules, chunks, tokens, terms, stored, files, pages)
             if own:
                 _share_warm(self.path, warm)
             return warm
@@ -965,166 +904,6 @@ class Store:
         """The in-memory copy as last confirmed (`confirm_warm`), or None."""
         return self._warm
 
-    def text_stats(self, terms: Sequence[str]) -> tuple[TextStats, dict[str, tuple[str, ...]]]:
-        """This index's chunk count, token count and, per question word, the chunk
-        frequency of its stem class, with the indexed words in that class (`commit` ->
-        commit, commits, committed): the fleet-wide scale of `kb.pure.textrank` and the
-        words the MATCH expression asks for. Read from FTS5's own bookkeeping: the averages
-        record and a `fts5vocab` view in the temp schema (so a read-only index serves too),
-        scanned by each stem as a prefix. Never raises: an index it cannot read counts as
-        empty and offers only the words themselves."""
-        if self._warm is not None:
-            return self._warm.stats(terms)
-        variants: dict[str, tuple[str, ...]] = {t: (t,) for t in terms}
-        try:
-            version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
-            if version != self._vocab_version:
-                self._stem_cache.clear()
-                self._stem_complete.clear()
-                self._df_cache.clear()
-                self._chunk_count = None
-                self._words_trusted = None
-                self._averages = None
-                self._vocab_version = version
-            if self._averages is None:
-                self._averages = _averages_of(self.conn)
-            chunks, tokens = self._averages
-            roots = {t: _question_stem(t) for t in terms}
-            self._note_empty_classes(set(roots.values()))
-            df: list[tuple[str, int]] = []
-            for term, root in roots.items():
-                found = self._stem_class(root)
-                words = tuple(w for w, _ in found) or (term,)
-                variants[term] = words if term in words else (term, *words)
-                df.append((term, sum(d for _, d in found)))
-        except (sqlite3.Error, IndexError, TypeError):
-            return TextStats(0, 0, ()), variants
-        return TextStats(chunks, tokens, tuple(df)), variants
-
-    def _stem_class(self, root: str) -> list[tuple[str, int]]:
-        """Every indexed word whose stem is `root`, with its chunk frequency, capped at
-        `STEM_CLASS_MAX` words (a prefix scan of the vocabulary, cached per process)."""
-        cached = self._stem_cache.get(root)
-        if cached is not None:
-            return cached
-        self._vocab_view()
-        upper = root[:-1] + chr(ord(root[-1]) + 1) if root else ""
-        rows = self.conn.execute(
-            "SELECT term, doc FROM temp.kb_vocab WHERE term >= ? AND term < ? LIMIT ?",
-            (root, upper, STEM_SCAN_MAX),
-        ).fetchall()
-        found = [(str(t), int(d)) for t, d in rows if stem(str(t)) == root][:STEM_CLASS_MAX]
-        self._stem_cache[root] = found
-        if len(rows) < STEM_SCAN_MAX:
-            self._stem_complete.add(root)
-        return found
-
-    def _note_empty_classes(self, roots: set[str]) -> None:
-        """Record as empty and complete, without a scan, the stem classes `text_words`
-        proves empty (it holds every indexed word while its stamp is current)."""
-        wanted = sorted(r for r in roots if r not in self._stem_cache)
-        if not wanted or len(wanted) > SQL_VARIABLES or not self._text_words_current():
-            return
-        marks = ",".join("?" * len(wanted))
-        held = {
-            str(r[0])
-            for r in self.conn.execute(
-                f"SELECT DISTINCT stem FROM text_words WHERE stem IN ({marks})", wanted
-            )
-        }
-        for root in wanted:
-            if root not in held:
-                self._stem_cache[root] = []
-                self._stem_complete.add(root)
-
-    def _text_words_current(self) -> bool:
-        """Whether `text_words` was read at the text index's present structure record."""
-        if self._words_trusted is None:
-            try:
-                kept = self._words_stamp()
-                self._words_trusted = kept is not None and kept == self._structure()
-            except sqlite3.Error:  # an index without the table (another kb's): scan
-                self._words_trusted = False
-        return self._words_trusted
-
-    def _vocab_view(self) -> None:
-        """The `fts5vocab` view of the text index, in the temp schema (so a read-only index
-        serves too), made once per connection."""
-        if not self._vocab_ready:
-            self.conn.execute(VOCAB_VIEW_SQL)
-            self._vocab_ready = True
-
-    def _words_stamp(self) -> bytes | None:
-        row = self.conn.execute("SELECT structure FROM text_words_stamp WHERE id = 1").fetchone()
-        return bytes(row[0]) if row is not None else None
-
-    def _structure(self) -> bytes:
-        return _structure_of(self.conn)
-
-    def refresh_text_words(self) -> bool:
-        """Bring `text_words` in line with the text index's vocabulary and stamp it, unless
-        it already is; in one transaction of its own, so the structure record cannot change
-        between the reading and the stamp. False when the index was busy or could not be
-        written: questions then scan each stem, as before the table existed."""
-        conn = self.conn
-        try:
-            wait_briefly(conn)
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                structure = self._structure()
-                if self._words_stamp() != structure:
-                    self._vocab_view()
-                    now = {str(t) for (t,) in conn.execute("SELECT term FROM temp.kb_vocab")}
-                    had = {str(w) for (w,) in conn.execute("SELECT word FROM text_words")}
-                    conn.executemany(
-                        "DELETE FROM text_words WHERE stem = ? AND word = ?",
-                        ((stem(w), w) for w in sorted(had - now)),
-                    )
-                    conn.executemany(
-                        "INSERT INTO text_words VALUES (?, ?)",
-                        ((stem(w), w) for w in sorted(now - had)),
-                    )
-                    conn.execute(
-                        "INSERT OR REPLACE INTO text_words_stamp VALUES (1, ?)", (structure,)
-                    )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        except sqlite3.Error:
-            return False
-        finally:
-            with contextlib.suppress(sqlite3.Error):
-                wait_fully(conn)
-        self._words_trusted = None
-        return True
-
-    def known_words(self, terms: Sequence[str]) -> set[str]:
-        """The terms the text index holds as exact words (not only by stem), read from the
-        stem classes `text_stats` found for them; a word that could lie past a class's cap
-        or a scan's bound is looked up itself. Call after `text_stats` of the same terms."""
-        if self._warm is not None:
-            return self._warm.known_words(terms)
-        known: set[str] = set()
-        try:
-            for term in terms:
-                root = _question_stem(term)
-                found = self._stem_cache.get(root)
-                if found is not None and any(w == term for w, _ in found):
-                    known.add(term)
-                elif found is None or (
-                    len(found) >= STEM_CLASS_MAX or root not in self._stem_complete
-                ):
-                    self._vocab_view()
-                    row = self.conn.execute(
-                        "SELECT 1 FROM temp.kb_vocab WHERE term = ?", (term,)
-                    ).fetchone()
-                    if row is not None:
-                        known.add(term)
-        except sqlite3.Error:
-            return known
-        return known
-
     def page_counts(
         self, base: str, paths: Iterable[str], forms: Iterable[str]
     ) -> dict[str, Counts]:
@@ -1156,9 +935,9 @@ class Store:
         """The stored word lists of chunks `first`..`last` (one file's), joined for counting
         (`textrank.page_words`): remembered for the connection's data version, since a
         server asks many questions of the same pages."""
-        if self._pages_version != self._vocab_version:
+        if self._pages_version != self.vocabulary.version:
             self._pages.clear()
-            self._pages_version = self._vocab_version
+            self._pages_version = self.vocabulary.version
         found = self._pages.get((first, last))
         if found is not None:
             self._pages.move_to_end((first, last))
@@ -1176,105 +955,14 @@ class Store:
         """How many files the text index holds (the page count of page-level BM25)."""
         if self._warm is not None:
             return self._warm.pages
-        if self._page_total is None or self._page_version != self._vocab_version:
+        if self._page_total is None or self._page_version != self.vocabulary.version:
             try:
                 row = self.conn.execute("SELECT COUNT(*) FROM chunk_spans").fetchone()
                 self._page_total = int(row[0])
             except sqlite3.Error:
                 self._page_total = 0
-            self._page_version = self._vocab_version
+            self._page_version = self.vocabulary.version
         return self._page_total
-
-    def calibration(self) -> Calibration:
-        """What this base's vocabulary says of on-topic and everyday questions
-        (`kb.pure.calibration`), read from the saved row while the text index and the
-        everyday word list are the ones it was measured at, else measured now and saved
-        when the index can be written. Never raises: an unreadable index knows nothing."""
-        everyday = everyday_words()
-        wanted = " ".join(everyday)
-        try:
-            structure = self._structure()
-            row = self.conn.execute(
-                "SELECT structure, everyday, title_known, title_words, known "
-                "FROM calibration WHERE id = 1"
-            ).fetchone()
-            if row is not None and bytes(row[0]) == structure and row[1] == wanted:
-                return Calibration(int(row[2]), int(row[3]), frozenset(str(row[4]).split()))
-            found = self._measure_calibration(everyday)
-        except sqlite3.Error:
-            return Calibration(0, 0, frozenset())
-        with contextlib.suppress(sqlite3.Error):
-            wait_briefly(self.conn)
-            try:
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO calibration VALUES (1, ?, ?, ?, ?, ?)",
-                    (
-                        structure,
-                        wanted,
-                        found.title_known,
-                        found.title_words,
-                        " ".join(sorted(found.everyday_known)),
-                    ),
-                )
-            finally:
-                wait_fully(self.conn)
-        return found
-
-    def _measure_calibration(self, everyday: Sequence[str]) -> Calibration:
-        self._vocab_view()
-        known = {
-            w
-            for w in everyday
-            if self.conn.execute("SELECT 1 FROM temp.kb_vocab WHERE term = ?", (w,)).fetchone()
-        }
-        # A file indexed with no chunk has the span (n, n - 1): it has no title to sample,
-        # and its `first` is the next file's chunk.
-        spans = {
-            str(path): (int(first), int(last))
-            for path, first, last in self.conn.execute(
-                "SELECT path, first, last FROM chunk_spans WHERE last >= first"
-            )
-        }
-        titles: list[tuple[str, int]] = []
-        for path in title_sample(list(spans)):
-            first, last = spans[path]
-            row = self.conn.execute(
-                "SELECT heading_path FROM chunks WHERE rowid = ? AND path = ?", (first, path)
-            ).fetchone()
-            if row is not None and row[0]:
-                titles.append((str(row[0]).split(" > ", 1)[0], last - first + 1))
-        wanted = sorted({w for title, _ in titles for w in question_terms(title)})
-        df: dict[str, int] = {}
-        for w in wanted:
-            row = self.conn.execute("SELECT doc FROM temp.kb_vocab WHERE term = ?", (w,)).fetchone()
-            if row is not None:
-                df[w] = int(row[0])
-        title_known = title_count = 0
-        for title, chunks in titles:
-            k, n = title_words_known(title, chunks, df)
-            title_known += k
-            title_count += n
-        return Calibration(title_known, title_count, frozenset(known))
-
-    def holds_none(self, terms: Sequence[str]) -> bool:
-        """Whether the stem classes `text_stats` found prove that no chunk holds any of
-        these words or their variants, so a MATCH of them returns nothing and need not run
-        (a refused question costs one ranking query per base otherwise: 1.3 ms of it at
-        10,000 notes, in 11 bases). Proof needs each word to be plain ASCII letters and digits (the
-        tokenizer then reads the quoted word as exactly that one token) and its stem's
-        class to be known empty and complete: a scan that covered the whole prefix range
-        (a stem is a prefix of its word, so the word lies in that range) and found no word
-        of the class, or a current `text_words` with no row for the stem. False when in
-        doubt: the query then runs."""
-        if self._warm is not None:
-            return self._warm.holds_none(terms)
-        for term in terms:
-            if not (term.isascii() and term.isalnum() and term == term.lower()):
-                return False
-            root = _question_stem(term)
-            if self._stem_cache.get(root) != [] or root not in self._stem_complete:
-                return False
-        return bool(terms)
 
     def chunk_counts(
         self, rowids: Sequence[int], forms: Iterable[str] | None = None
@@ -1429,27 +1117,6 @@ def _share_warm(path: Path, warm: WarmText) -> None:
     _SHARED[path] = warm
 
 
-VOCAB_VIEW_SQL = (
-    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_vocab USING fts5vocab(main, chunks, 'row')"
-)
-
-
-def _structure_of(conn: sqlite3.Connection) -> bytes:
-    """FTS5's structure record: its segments and a counter of segments written, so every
-    write of the text index changes it."""
-    row = conn.execute(f"SELECT block FROM chunks_data WHERE id = {FTS5_STRUCTURE_ID}")
-    found = row.fetchone()
-    return bytes(found[0]) if found else b""
-
-
-def _averages_of(conn: sqlite3.Connection) -> tuple[int, int]:
-    """(chunks, tokens in every chunk) from FTS5's averages record: `COUNT(*)` read every
-    chunk (144 ms a process at 10,000 notes)."""
-    row = conn.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
-    counts = _varints(bytes(row[0])) if row else []
-    return (counts[0], sum(counts[1:])) if counts else (0, 0)
-
-
 def _warm_stamp(conn: sqlite3.Connection) -> bytes:
     """What an in-memory copy of a text index must match (`Store.read_warm`): the FTS5
     structure record and the private files (a file declared private may change no chunk)."""
@@ -1457,7 +1124,7 @@ def _warm_stamp(conn: sqlite3.Connection) -> bytes:
         "SELECT base, path FROM files WHERE private = 1 ORDER BY base, path"
     ).fetchall()
     listed = "\n".join(f"{b}\t{p}" for b, p in private)
-    return _structure_of(conn) + b"\0" + listed.encode("utf-8", "surrogatepass")
+    return structure_of(conn) + b"\0" + listed.encode("utf-8", "surrogatepass")
 
 
 def counts_text(heading_path: str, text: str) -> str:
@@ -1534,23 +1201,3 @@ def _read_only_mount(root: Path) -> bool:
         return bool(os.statvfs(root).f_flag & os.ST_RDONLY)
     except (OSError, AttributeError):
         return False
-
-
-def _varints(data: bytes) -> list[int]:
-    """SQLite's big-endian varints (7 bits a byte, the ninth byte whole), as FTS5 writes its
-    averages record: the row count, then each column's token total."""
-    out: list[int] = []
-    i = 0
-    while i < len(data):
-        value = 0
-        for j in range(9):
-            byte = data[i]
-            i += 1
-            if j == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                break
-        out.append(value)
-    return out
