@@ -3,4 +3,5 @@
 from kb.io.store.database import *  # noqa: F403
 from kb.io.store.headers import *  # noqa: F403
 from kb.io.store.headers import _stored  # noqa: F401
+from kb.io.store.ranking import *  # noqa: F403
 from kb.io.store.schema import *  # noqa: F403
