@@ -283,7 +283,7 @@ class Memory:
     @functools.cached_property
     def _indexed(self) -> tuple[dict[str, str], ...]:
         """Per base: path -> the content hash its text index was built from."""
-        return tuple(store.indexed_hashes() for store in self._stores)
+        return tuple(store.text.indexed_hashes() for store in self._stores)
 
     @functools.cached_property
     def unindexed(self) -> list[str]:
@@ -309,7 +309,7 @@ class Memory:
                 # (reading all hashes cost 9 ms a process at 10,000 notes).
                 if "_indexed" in self.__dict__:
                     return self._indexed[self.bases.index(b)].get(rel) != light.hash
-                return store.indexed_hash(rel) != light.hash
+                return store.text.indexed_hash(rel) != light.hash
         return False
 
     @functools.cached_property
@@ -700,8 +700,8 @@ class Memory:
         every_form = {f for v in stem_forms.values() for f in v}
         for i, kept in ranked:
             store = self._stores[i]
-            counted = store.chunk_counts([rowid for rowid, _, _ in kept], every_form)
-            texts = store.chunk_texts([rowid for rowid, _, _ in kept if rowid not in counted])
+            counted = store.text.chunk_counts([rowid for rowid, _, _ in kept], every_form)
+            texts = store.text.chunk_texts([rowid for rowid, _, _ in kept if rowid not in counted])
             for rowid, base, path in kept:
                 if rowid in counted:
                     heading, counts = counted[rowid]
@@ -749,7 +749,7 @@ class Memory:
                 best_words[key] = s.matched
                 if len(best) <= PAGE_CANDIDATES:
                     by_store.setdefault(s.candidate.source, {})[s.candidate.path] = key[0]
-        pages = sum(store.page_total() for store in self._stores)
+        pages = sum(store.text.page_total() for store in self._stores)
         average = fleet.tokens / pages if pages else 0.0
         weights = term_weights(terms, fleet)
         out = dict(best)
@@ -761,7 +761,7 @@ class Memory:
             counted = {
                 (base, path): counts
                 for base, rels in by_base.items()
-                for path, counts in self._stores[i].page_counts(base, rels, forms).items()
+                for path, counts in self._stores[i].text.page_counts(base, rels, forms).items()
             }
             for key, counts in counted.items():
                 if key in best:
@@ -783,7 +783,7 @@ class Memory:
         return {
             (i, rowid): row
             for i, rowids in wanted.items()
-            for rowid, row in self._stores[i].details(exprs[i], rowids).items()
+            for rowid, row in self._stores[i].text.details(exprs[i], rowids).items()
         }
 
     def _with_passages(
@@ -875,7 +875,7 @@ class Memory:
             (i, rel): chunk
             for i, rels in bare.items()
             for rel, chunk in self._stores[i]
-            .opening_chunks(self.bases[i].snapshot.name, rels)
+            .text.opening_chunks(self.bases[i].snapshot.name, rels)
             .items()
         }
         out: list[Found] = []

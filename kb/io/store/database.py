@@ -10,7 +10,7 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,14 +45,14 @@ from kb.io.store.schema import (
     wait_briefly,
     wait_fully,
 )
+from kb.io.store.textreader import TextReader, _stored_words, counts_text
 from kb.io.store.vocabulary import VOCAB_VIEW_SQL, Vocabulary, averages_of, structure_of
 from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.calibration import Calibration
 from kb.pure.entries import bucket_of
 from kb.pure.header import field_exact, front_matter
 from kb.pure.paths import MAP_NAMES
-from kb.pure.textrank import Counts, PageWords, TextStats, page_counts, page_words
-from kb.pure.tokens import words
+from kb.pure.textrank import TextStats
 
 if TYPE_CHECKING:
     from kb.pure.warmtext import WarmText
@@ -62,7 +62,6 @@ NOT_A_BASE = (
     "this folder is not a base (it has no agent.txt and no MAP.md), so a reading verb makes "
     "no index in it (kb init makes a base, kb index indexes this folder anyway)"
 )
-SNIPPET_TOKENS = 14
 # `kb index`'s page cache per connection, in KiB (SQLite's default is 2,000). A cold base is
 # one transaction as large as its index; with the default cache, pages spilled mid-way were
 # read back and FTS5's segment merges re-read what they had just written, so the cost per
@@ -72,18 +71,6 @@ INDEX_CACHE_KIB = 64 * 1024
 # Files whose rows `sync` sends in one statement per table: fewer calls into SQLite, and a
 # bounded amount of text held at once.
 SYNC_BATCH_FILES = 256
-# Pages whose joined word lists a store keeps for page-level scoring: a long page of the
-# pydocs corpus is about 40 KB of words, so at most ~10 MB a base.
-PAGES_KEPT = 256
-
-
-DETAIL_SQL = """
-SELECT chunks.rowid, chunks.heading_path, snippet(chunks, 3, '', '', ' ... ', 14),
-       chunks.text, f.provenance, f.stage, f.captured_from
-FROM chunks
-LEFT JOIN files f ON f.base = chunks.base AND f.path = chunks.path
-WHERE chunks MATCH ? AND chunks.rowid IN ({marks})
-"""
 
 
 @frozen
@@ -122,12 +109,6 @@ class Store:
         # Something this open did that a person should hear of once (an index this machine
         # did not write, deleted): printed like `fallback`, by the open that did it.
         self.notice: str | None = None
-        # How many files the text index holds, read at `_page_version`
-        self._page_total: int | None = None
-        self._page_version = -2
-        # recent pages' word lists (`_page_words`), at `_pages_version`
-        self._pages: OrderedDict[tuple[int, int], PageWords] = OrderedDict()
-        self._pages_version = -2
         # The text index held in memory (`warm`), and the (data_version, total_changes) of
         # this connection it was last confirmed at: None when the store answers from SQL.
         self._warm: WarmText | None = None
@@ -135,6 +116,7 @@ class Store:
         self.keywords = KeywordPostings(self)
         self.vocabulary = Vocabulary(self)
         self.ranking = Ranking(self)
+        self.text = TextReader(self)
         _track(self)
 
     @property
@@ -472,21 +454,6 @@ class Store:
 
     # -- the text index --------------------------------------------------------------
 
-    def indexed_paths(self) -> set[str]:
-        return set(self.indexed_hashes())
-
-    def indexed_hash(self, path: str) -> str | None:
-        """The content hash the text index holds for this file, or None."""
-        # the last row written wins, as in `indexed_hashes` (a renamed base's old rows)
-        row = self.conn.execute(
-            "SELECT hash FROM files WHERE path = ? ORDER BY rowid DESC LIMIT 1", (path,)
-        ).fetchone()
-        return None if row is None else str(row[0])
-
-    def indexed_hashes(self) -> dict[str, str]:
-        """path -> the content hash the text index was built from."""
-        return dict(self.conn.execute("SELECT path, hash FROM files").fetchall())
-
     def bulk_writes(self) -> None:
         """Ready this connection for `kb index`'s one large transaction per base: a page
         cache big enough to hold what the transaction touches (see `INDEX_CACHE_KIB`). Only
@@ -777,145 +744,6 @@ class Store:
         """The in-memory copy as last confirmed (`confirm_warm`), or None."""
         return self._warm
 
-    def page_counts(
-        self, base: str, paths: Iterable[str], forms: Iterable[str]
-    ) -> dict[str, Counts]:
-        """For each of `paths` the index holds in more than one chunk: how often each of
-        `forms` occurs in its chunks' heading paths and texts, summed over the chunks, and
-        their length in words (`textrank.page_score` scores the page as one document). A
-        path held in one chunk is left out: its page is its chunk."""
-        if self._warm is not None:
-            return self._warm.page_counts(base, paths, forms)
-        out: dict[str, Counts] = {}
-        wanted = sorted(set(paths))
-        asked = sorted(set(forms))
-        try:
-            for start in range(0, len(wanted), SQL_VARIABLES):
-                part = wanted[start : start + SQL_VARIABLES]
-                marks = ",".join("?" * len(part))
-                spans = self.conn.execute(
-                    "SELECT path, first, last FROM chunk_spans "
-                    f"WHERE base = ? AND path IN ({marks}) AND last > first",
-                    (base, *part),
-                ).fetchall()
-                for path, first, last in spans:
-                    out[str(path)] = page_counts(self._page_words(int(first), int(last)), asked)
-        except (sqlite3.Error, ValueError, TypeError):
-            return {}
-        return out
-
-    def _page_words(self, first: int, last: int) -> PageWords:
-        """The stored word lists of chunks `first`..`last` (one file's), joined for counting
-        (`textrank.page_words`): remembered for the connection's data version, since a
-        server asks many questions of the same pages."""
-        if self._pages_version != self.vocabulary.version:
-            self._pages.clear()
-            self._pages_version = self.vocabulary.version
-        found = self._pages.get((first, last))
-        if found is not None:
-            self._pages.move_to_end((first, last))
-            return found
-        rows = self.conn.execute(
-            "SELECT counts FROM chunk_counts WHERE rowid BETWEEN ? AND ?", (first, last)
-        )
-        found = page_words(_stored_words(str(stored)) for (stored,) in rows)
-        self._pages[(first, last)] = found
-        if len(self._pages) > PAGES_KEPT:
-            self._pages.popitem(last=False)
-        return found
-
-    def page_total(self) -> int:
-        """How many files the text index holds (the page count of page-level BM25)."""
-        if self._warm is not None:
-            return self._warm.pages
-        if self._page_total is None or self._page_version != self.vocabulary.version:
-            try:
-                row = self.conn.execute("SELECT COUNT(*) FROM chunk_spans").fetchone()
-                self._page_total = int(row[0])
-            except sqlite3.Error:
-                self._page_total = 0
-            self._page_version = self.vocabulary.version
-        return self._page_total
-
-    def chunk_counts(
-        self, rowids: Sequence[int], forms: Iterable[str] | None = None
-    ) -> dict[int, tuple[str, Counts]]:
-        """rowid -> (heading_path, word counts) for the chunks whose counts the index holds
-        (an index written before `chunk_counts` holds none: `chunk_texts` then). Given
-        `forms`, a warm store counts only those words (all that scoring reads)."""
-        if self._warm is not None and forms is not None:
-            return self._warm.chunk_counts(rowids, forms)
-        out: dict[int, tuple[str, Counts]] = {}
-        wanted = list(rowids)
-        try:
-            for start in range(0, len(wanted), SQL_VARIABLES):
-                part = wanted[start : start + SQL_VARIABLES]
-                marks = ",".join("?" * len(part))
-                for rowid, heading, counts in self.conn.execute(
-                    "SELECT k.rowid, c.heading_path, k.counts FROM chunk_counts k "
-                    f"JOIN chunks c ON c.rowid = k.rowid WHERE k.rowid IN ({marks})",
-                    part,
-                ):
-                    out[int(rowid)] = (str(heading or ""), counts_from(counts))
-        except (sqlite3.Error, ValueError, TypeError):
-            return {}
-        return out
-
-    def chunk_texts(self, rowids: Sequence[int]) -> dict[int, tuple[str, str]]:
-        """rowid -> (heading_path, text), for scoring candidates again."""
-        out: dict[int, tuple[str, str]] = {}
-        wanted = list(rowids)
-        try:
-            for start in range(0, len(wanted), 500):
-                part = wanted[start : start + 500]
-                marks = ",".join("?" * len(part))
-                for rowid, heading, text in self.conn.execute(
-                    f"SELECT rowid, heading_path, text FROM chunks WHERE rowid IN ({marks})", part
-                ):
-                    out[int(rowid)] = (str(heading or ""), str(text or ""))
-        except sqlite3.Error:
-            return {}
-        return out
-
-    def opening_chunks(
-        self, base: str, paths: Sequence[str]
-    ) -> dict[str, tuple[str, str, str | None, str | None]]:
-        """path -> (heading_path, text, provenance, stage) of each file's first chunk: the
-        passage of a file found by its keys alone (no chunk of it matched the question)."""
-        out: dict[str, tuple[str, str, str | None, str | None]] = {}
-        wanted = sorted(set(paths))
-        try:
-            for start in range(0, len(wanted), SQL_VARIABLES):
-                part = wanted[start : start + SQL_VARIABLES]
-                marks = ",".join("?" * len(part))
-                for path, heading, text, provenance, stage in self.conn.execute(
-                    # A file indexed with no chunk has the span (n, n - 1), whose `first`
-                    # is the next file's first chunk: the chunk must be the file's own.
-                    "SELECT s.path, c.heading_path, c.text, f.provenance, f.stage "
-                    "FROM chunk_spans s JOIN chunks c ON c.rowid = s.first "
-                    "AND c.base = s.base AND c.path = s.path "
-                    "LEFT JOIN files f ON f.base = s.base AND f.path = s.path "
-                    f"WHERE s.base = ? AND s.path IN ({marks}) AND s.last >= s.first",
-                    (base, *part),
-                ):
-                    out[str(path)] = (str(heading or ""), str(text or ""), provenance, stage)
-        except sqlite3.Error:
-            return {}
-        return out
-
-    def details(
-        self, expr: str, rowids: Sequence[int]
-    ) -> dict[int, tuple[str, str, str, str | None, str | None, str | None]]:
-        """rowid -> (heading_path, excerpt, text, provenance, stage, captured_from)."""
-        if not rowids:
-            return {}
-        sql = DETAIL_SQL.format(marks=",".join("?" * len(rowids)))
-        try:
-            rows = self.conn.execute(sql, (expr, *rowids)).fetchall()
-        except sqlite3.Error:
-            return {}
-        return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
-
 
 class _ChunkBatch:
     """The rows `sync` writes for the files it indexes again, sent to SQLite a few hundred
@@ -998,40 +826,6 @@ def _warm_stamp(conn: sqlite3.Connection) -> bytes:
     ).fetchall()
     listed = "\n".join(f"{b}\t{p}" for b, p in private)
     return structure_of(conn) + b"\0" + listed.encode("utf-8", "surrogatepass")
-
-
-def counts_text(heading_path: str, text: str) -> str:
-    """A chunk's word counts as `chunk_counts` stores them: the heading path's words, a
-    line break, the text's words, each list joined by single spaces, in text order (a word
-    is a run of alphanumerics, so it holds no white space). `counts_from` gives back exactly
-    `textrank.counts_of`; storing the words rather than counted JSON spares a cold index
-    the counting and the encoding (3.9 of 26 s at 10,000 notes)."""
-    return " ".join(words(heading_path)) + "\n" + " ".join(words(text))
-
-
-def _stored_words(stored: str) -> tuple[str, str]:
-    """A `chunk_counts` row's (heading words, text words), each joined by single spaces (the
-    JSON form an older index holds is read into that shape)."""
-    if stored.startswith("["):
-        head, body, _ = json.loads(stored)
-        return (
-            " ".join(w for w, n in head.items() for _ in range(n)),
-            " ".join(w for w, n in body.items() for _ in range(n)),
-        )
-    heading, _, text = stored.partition("\n")
-    return heading, text
-
-
-def counts_from(stored: str) -> Counts:
-    """`textrank.counts_of` of a chunk, from its `chunk_counts` row (either this encoding or
-    the JSON `[heading, body, length]` an index written before it holds)."""
-    if stored.startswith("["):
-        head, body, length = json.loads(stored)
-        return head, body, int(length)
-    heading, _, text = stored.partition("\n")
-    head_words = heading.split()
-    body_words = text.split()
-    return Counter(head_words), Counter(body_words), len(head_words) + len(body_words)
 
 
 # Open index connections are a process-wide budget: one base costs three file descriptors
