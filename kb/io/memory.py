@@ -464,14 +464,14 @@ class Memory:
             for store in self._stores:
                 found = held.get(store.path)
                 if found is not None:
-                    store.install_warm(found)  # if the index is still the one read
+                    store.warm_copy.install(found)  # if the index is still the one read
         self.warm(wait=False)
 
     def _queue_warm(self, which: Iterable[int], wait: bool) -> None:
         """Under the lock: put these stores (less the ones held and current) on the warming
         thread's list, and start it unless the caller reads them itself (`wait`)."""
         for i in which:
-            if i not in self._warm_pending and not self._stores[i].confirm_warm():
+            if i not in self._warm_pending and not self._stores[i].warm_copy.confirm():
                 self._warm_pending.append(i)
         if not wait and self._warm_worker is None and not self._released:
             import threading  # only a warming Memory pays for the import
@@ -492,14 +492,14 @@ class Memory:
                     break
                 i = self._warm_pending.pop(0)
                 store = self._stores[i]
-                if not store.reads_apart:  # an index in memory has one connection
-                    store.load_warm()
+                if not store.warm_copy.reads_apart:  # an index in memory has one connection
+                    store.warm_copy.load()
                     continue
-            read = store.read_warm()
+            read = store.warm_copy.read()
             with self._lock:
                 if self._released:
                     break
-                if read is not None and not store.install_warm(read):
+                if read is not None and not store.warm_copy.install(read):
                     tries[i] = tries.get(i, 0) + 1
                     if tries[i] < WARM_TRIES:
                         self._warm_pending.append(i)
@@ -521,7 +521,7 @@ class Memory:
     def _rewarm(self) -> None:
         """Before a question of a warm Memory: any base whose index changed since it was
         read answers from SQLite and is read again in the background."""
-        stale = [i for i, store in enumerate(self._stores) if not store.confirm_warm()]
+        stale = [i for i, store in enumerate(self._stores) if not store.warm_copy.confirm()]
         if stale:
             self._queue_warm(stale, wait=False)
 

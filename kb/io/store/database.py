@@ -20,7 +20,6 @@ from attrs import frozen
 from kb.io.atomic import crash_point
 from kb.io.indexowner import discard, owned_by, stamp_for
 from kb.io.safe_read import Read, read_note
-from kb.io.store import vocabulary
 from kb.io.store.headers import (
     SCAN_LIGHTS_KEPT,
     FileHeader,
@@ -45,8 +44,9 @@ from kb.io.store.schema import (
     wait_briefly,
     wait_fully,
 )
-from kb.io.store.textreader import TextReader, _stored_words, counts_text
-from kb.io.store.vocabulary import VOCAB_VIEW_SQL, Vocabulary, averages_of, structure_of
+from kb.io.store.textreader import TextReader, counts_text
+from kb.io.store.vocabulary import Vocabulary
+from kb.io.store.warm import WarmCopy
 from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.calibration import Calibration
 from kb.pure.entries import bucket_of
@@ -109,10 +109,7 @@ class Store:
         # Something this open did that a person should hear of once (an index this machine
         # did not write, deleted): printed like `fallback`, by the open that did it.
         self.notice: str | None = None
-        # The text index held in memory (`warm`), and the (data_version, total_changes) of
-        # this connection it was last confirmed at: None when the store answers from SQL.
-        self._warm: WarmText | None = None
-        self._warm_seen: tuple[int, int] | None = None
+        self.warm_copy = WarmCopy(self)
         self.keywords = KeywordPostings(self)
         self.vocabulary = Vocabulary(self)
         self.ranking = Ranking(self)
@@ -128,9 +125,27 @@ class Store:
             self._conn = self._reopen()
             self.vocabulary.reconnected()
             self.ranking.reconnected()
-            self._warm_seen = None  # confirmed again through the new connection
+            self.warm_copy.reconnected()
         _track(self)
         return self._conn
+
+    @property
+    def reopens(self) -> bool:
+        """Whether more connections to this index can be opened: not for an index in memory,
+        whose only connection is `conn`."""
+        return self._reopen is not None
+
+    def connect_apart(self) -> sqlite3.Connection:
+        """A new connection to this index, the caller's own to close (when `reopens`)."""
+        if self._reopen is None:
+            raise StoreError(f"the index at {self.path} is closed", self.path, "closed")
+        return self._reopen()
+
+    @property
+    def warm(self) -> WarmText | None:
+        """The text index held in memory as last confirmed (`WarmCopy.confirm`), or None:
+        every reading job answers from it when held."""
+        return self.warm_copy.held
 
     def _release(self) -> None:
         """Close the connection for now (it reopens on next use)."""
@@ -240,6 +255,9 @@ class Store:
 
     def calibration(self) -> Calibration:
         return self.vocabulary.calibration()
+
+    def read_warm(self) -> WarmText | None:
+        return self.warm_copy.read()
 
     def _text_words_current(self) -> bool:
         return self.vocabulary.text_words_current()
@@ -633,117 +651,6 @@ class Store:
         )
         self.conn.execute("DELETE FROM chunk_spans WHERE base = ? AND path = ?", (base, path))
 
-    # -- the text index held in memory (kb.pure.warmtext) -------------------------------
-
-    def read_warm(self) -> WarmText | None:
-        """This base's text index read into memory, through a connection of its own (so a
-        thread may read it while questions use `conn`), in one read transaction (so the
-        stamp and the rows are one state). Not yet used: `install_warm` holds it. None
-        when the index cannot be read or does not fit (an older index without stored
-        counts or spans, a count too large to pack); an index in memory is read through
-        its only connection."""
-        from kb.pure.warmtext import ChunkFacts, FileFacts, StemRules, Unpackable, warm_text
-
-        own = self._reopen is not None
-        try:
-            conn = self._reopen() if self._reopen is not None else self.conn
-        except (sqlite3.Error, StoreError, OSError):
-            return None
-        try:
-            conn.execute(VOCAB_VIEW_SQL)
-            conn.execute("BEGIN")
-            try:
-                stamp = _warm_stamp(conn)
-                shared = _shared_warm(self.path) if own else None
-                if shared is not None and shared.stamp == stamp:
-                    return shared  # another open Memory of this index read it already
-                chunks, tokens = averages_of(conn)
-                held = int(conn.execute("SELECT COUNT(*) FROM chunk_counts").fetchone()[0])
-                if held != chunks:
-                    return None  # chunks without stored counts: an older index
-                terms = conn.execute("SELECT term, doc FROM temp.kb_vocab").fetchall()
-                pages = int(conn.execute("SELECT COUNT(*) FROM chunk_spans").fetchone()[0])
-                stored = [
-                    ChunkFacts(int(rowid), str(heading or ""), *_stored_words(str(words_of)))
-                    for rowid, heading, words_of in conn.execute(
-                        "SELECT k.rowid, c.heading_path, k.counts FROM chunk_counts k "
-                        "JOIN chunks c ON c.rowid = k.rowid ORDER BY k.rowid"
-                    )
-                ]
-                files = [
-                    FileFacts(str(b), str(p), int(first), int(last), bool(private))
-                    for b, p, first, last, private in conn.execute(
-                        "SELECT s.base, s.path, s.first, s.last, f.private FROM chunk_spans s "
-                        "JOIN files f ON f.base = s.base AND f.path = s.path"
-                    )
-                ]
-            finally:
-                conn.execute("COMMIT")
-            # the bounds the SQL path reads, where they are set, so both find the same words
-            rules = StemRules(
-                vocabulary.STEM_SCAN_MAX, vocabulary.STEM_CLASS_MAX, vocabulary.PRUNE_MIN_CHUNKS
-            )
-            warm = warm_text(stamp, rules, chunks, tokens, terms, stored, files, pages)
-            if own:
-                _share_warm(self.path, warm)
-            return warm
-        except (sqlite3.Error, ValueError, TypeError, IndexError, Unpackable):
-            return None
-        finally:
-            if own:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.close()
-
-    @property
-    def reads_apart(self) -> bool:
-        """Whether `read_warm` reads through a connection of its own (not an index in memory)."""
-        return self._reopen is not None
-
-    def install_warm(self, warm: WarmText) -> bool:
-        """Hold `warm` if the index is still the one it was read from (checked through this
-        store's own connection); False, and nothing held, if a write came between."""
-        try:
-            if _warm_stamp(self.conn) != warm.stamp:
-                return False
-            self._warm = warm
-            self._warm_seen = (self._data_version(), self.conn.total_changes)
-        except sqlite3.Error:
-            return False
-        return True
-
-    def load_warm(self) -> WarmText | None:
-        """`read_warm` then `install_warm`, in this thread."""
-        warm = self.read_warm()
-        return warm if warm is not None and self.install_warm(warm) else None
-
-    def _data_version(self) -> int:
-        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
-
-    def confirm_warm(self) -> bool:
-        """Whether the in-memory copy still is the index: nothing written since it was last
-        confirmed (by another connection, `data_version`, or this one, `total_changes`), or
-        its stamp unchanged by what was written. A stale copy is dropped (`load_warm` reads
-        it again)."""
-        warm = self._warm
-        if warm is None:
-            return False
-        try:
-            seen = (self._data_version(), self.conn.total_changes)
-            if seen != self._warm_seen:
-                if _warm_stamp(self.conn) != warm.stamp:
-                    self._warm = self._warm_seen = None
-                    return False
-                self._warm_seen = seen
-        except sqlite3.Error:
-            self._warm = self._warm_seen = None
-            return False
-        return True
-
-    @property
-    def warm(self) -> WarmText | None:
-        """The in-memory copy as last confirmed (`confirm_warm`), or None."""
-        return self._warm
-
 
 class _ChunkBatch:
     """The rows `sync` writes for the files it indexes again, sent to SQLite a few hundred
@@ -795,37 +702,6 @@ class _ChunkBatch:
         conn.executemany("INSERT OR REPLACE INTO chunk_spans VALUES (?,?,?,?)", self._spans)
         for rows in (self._files, self._chunks, self._counts, self._spans):
             rows.clear()
-
-
-# Copies of text indexes held in memory, by index file, while some Store holds them: the
-# daemon keeps up to eight Memories of one fleet (by cwd, paths and scope), and each would
-# otherwise read and hold its own copy of every base (about 116 MB at 10,000 notes). Made
-# on first use: a one-shot verb never imports weakref for it.
-_SHARED: Any = None
-
-
-def _shared_warm(path: Path) -> WarmText | None:
-    found: WarmText | None = _SHARED.get(path) if _SHARED is not None else None
-    return found
-
-
-def _share_warm(path: Path, warm: WarmText) -> None:
-    global _SHARED
-    if _SHARED is None:
-        import weakref
-
-        _SHARED = weakref.WeakValueDictionary()
-    _SHARED[path] = warm
-
-
-def _warm_stamp(conn: sqlite3.Connection) -> bytes:
-    """What an in-memory copy of a text index must match (`Store.read_warm`): the FTS5
-    structure record and the private files (a file declared private may change no chunk)."""
-    private = conn.execute(
-        "SELECT base, path FROM files WHERE private = 1 ORDER BY base, path"
-    ).fetchall()
-    listed = "\n".join(f"{b}\t{p}" for b, p in private)
-    return structure_of(conn) + b"\0" + listed.encode("utf-8", "surrogatepass")
 
 
 # Open index connections are a process-wide budget: one base costs three file descriptors
