@@ -50,7 +50,7 @@ def _sync(
     include_private: bool,
     progress: Step | None = None,
 ) -> SyncReport:
-    """`store.sync`, retried while another writer holds the base's index. The source records
+    """`store.writer.sync`, retried while another writer holds the base's index. The source records
     are read only when
     their folder changed since they were written (their stamp is taken before they are
     read, so a record changed meanwhile is read again next time)."""
@@ -63,7 +63,7 @@ def _sync(
 
     while True:
         try:
-            report = store.sync(snap, scan.lights, records, stamp, progress)
+            report = store.writer.sync(snap, scan.lights, records, stamp, progress)
             # the words questions look their stems up in before scanning the vocabulary;
             # an index busy now keeps its old stamp, which no longer matches, and questions
             # scan as before until the next `kb index` (through the Store, where tests stand
@@ -167,7 +167,7 @@ def index_report(
             warnings.append(f"{snap.name}: {store.notice}")
         indexed.append(snap)
         try:
-            store.bulk_writes()
+            store.writer.bulk_writes()
             scan = store.scan(snap, stepper(progress, f"{snap.name}: reading headers"))
             headers = scan.lights
             try:

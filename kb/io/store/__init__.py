@@ -6,3 +6,4 @@ from kb.io.store.headers import _stored  # noqa: F401
 from kb.io.store.ranking import *  # noqa: F403
 from kb.io.store.schema import *  # noqa: F403
 from kb.io.store.textreader import *  # noqa: F403
+from kb.io.store.textwriter import *  # noqa: F403
