@@ -168,7 +168,7 @@ def index_report(
         indexed.append(snap)
         try:
             store.writer.bulk_writes()
-            scan = store.scan(snap, stepper(progress, f"{snap.name}: reading headers"))
+            scan = store.headers.scan(snap, stepper(progress, f"{snap.name}: reading headers"))
             headers = scan.lights
             try:
                 report = _sync(

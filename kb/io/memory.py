@@ -201,7 +201,7 @@ class OpenBase:
     @functools.cached_property
     def headers(self) -> tuple[FileHeader, ...]:
         rels = [h.rel for h in self.scan.lights]
-        full = self._store.headers_of(self.snapshot, self.scan, rels, self.light)
+        full = self._store.headers.full(self.snapshot, self.scan, rels, self.light)
         return tuple(full[rel] for rel in rels)
 
 
@@ -381,7 +381,7 @@ class Memory:
                         f"cannot open the index {e.path or db_path(snap.root)} ({e.reason})",
                     )
                 stores.append(store)
-                bases.append(OpenBase(snap, store.scan(snap), store))
+                bases.append(OpenBase(snap, store.headers.scan(snap), store))
                 rebuilt = rebuilt or store.rebuilt
             if not bases and skipped:
                 raise WalkError(skipped[0])
@@ -626,7 +626,7 @@ class Memory:
                 missing.setdefault(i, []).append(rel)
         for i, rels in missing.items():
             b = self.bases[i]
-            for rel, h in self._stores[i].headers_of(b.snapshot, b.scan, rels, b.light).items():
+            for rel, h in self._stores[i].headers.full(b.snapshot, b.scan, rels, b.light).items():
                 parsed = Parsed("entry", h.title, h.keys, h.purpose, derived=h.derived)
                 entry = make_entry(b.snapshot.name, rel, parsed)
                 sets = token_sets_of(h)
@@ -868,7 +868,7 @@ class Memory:
             (i, rel): h
             for i, rels in untitled.items()
             for rel, h in self._stores[i]
-            .headers_of(self.bases[i].snapshot, self.bases[i].scan, rels, self.bases[i].light)
+            .headers.full(self.bases[i].snapshot, self.bases[i].scan, rels, self.bases[i].light)
             .items()
         }
         openings = {

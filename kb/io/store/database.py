@@ -1,43 +1,35 @@
-"""The Store: one base's index database opened (or, when it cannot be, an empty one in
-memory or a read-only one), its connection kept within the process-wide budget, and its jobs
-handed out (being split out of this module).
+"""The Store: one base's index database opened (or, when it cannot be, a read-only one or
+an empty one in memory), its connection kept within the process-wide budget of open
+connections, and the jobs done on it handed out, each sharing that connection.
 """
 
 from __future__ import annotations
 
 import _thread  # the C lock: `threading` costs a hot verb about 1 ms to import
 import contextlib
-import json
 import os
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kb.io.indexowner import discard, owned_by, stamp_for
 from kb.io.store.headers import (
-    SCAN_LIGHTS_KEPT,
     FileHeader,
+    HeaderCache,
     HeaderScan,
     LightHeader,
-    _decode,
-    _stored,
-    read_header,
-    stat_digest,
 )
 from kb.io.store.keywords import KeywordPostings
 from kb.io.store.ranking import Ranking, SpanMap
 from kb.io.store.schema import (
-    SQL_VARIABLES,
     StoreError,
     connect,
     connect_immutable,
     connect_in_memory,
     db_path,
     prepare,
-    wait_briefly,
-    wait_fully,
 )
 from kb.io.store.textreader import TextReader
 from kb.io.store.textwriter import SyncReport, TextWriter
@@ -45,7 +37,6 @@ from kb.io.store.vocabulary import Vocabulary
 from kb.io.store.warm import WarmCopy
 from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.calibration import Calibration
-from kb.pure.entries import bucket_of
 from kb.pure.paths import MAP_NAMES
 from kb.pure.textrank import TextStats
 
@@ -65,7 +56,10 @@ FOREIGN = (
 
 
 class Store:
-    """An open index database for one base."""
+    """An open index database for one base, and its jobs: `headers` (the header cache),
+    `keywords` (the keyword postings), `vocabulary` (what the text index's vocabulary says
+    of words), `ranking` (bm25 over a question's words), `text` (stored chunks and pages for
+    an answer), `writer` (`kb index`'s sync) and `warm_copy` (the text index in memory)."""
 
     def __init__(
         self,
@@ -87,6 +81,7 @@ class Store:
         # did not write, deleted): printed like `fallback`, by the open that did it.
         self.notice: str | None = None
         self.warm_copy = WarmCopy(self)
+        self.headers = HeaderCache(self)
         self.keywords = KeywordPostings(self)
         self.vocabulary = Vocabulary(self)
         self.ranking = Ranking(self)
@@ -220,7 +215,22 @@ class Store:
         self._conn = None
         self._reopen = None
 
-    # -- what tests call or stand in for on the Store; each job's own method does the work
+    # -- one-line delegations that tests call on a Store or stand in for there: each job's
+    # own method does the work. Where a test stands in for a step, the code takes that step
+    # through the Store so the stand-in is seen: the header cache's `_kept_lights` and
+    # `_save_headers`, the vocabulary's `_text_words_current`, Memory's `holds_none` and
+    # `rank`, kb index's `refresh_text_words`.
+
+    def scan(
+        self, base: BaseSnapshot, progress: Callable[[int, int], None] | None = None
+    ) -> HeaderScan:
+        return self.headers.scan(base, progress)
+
+    def _kept_lights(self, digest: str) -> tuple[LightHeader, ...] | None:
+        return self.headers.kept_lights(digest)
+
+    def _save_headers(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> bool:
+        return self.headers.save(fresh)
 
     def text_stats(self, terms: Sequence[str]) -> tuple[TextStats, dict[str, tuple[str, ...]]]:
         return self.vocabulary.text_stats(terms)
@@ -263,201 +273,6 @@ class Store:
         self, expr: str, limit: int, include_private: bool, spans: SpanMap
     ) -> list[tuple[int, str, str]] | None:
         return self.ranking.rank_by_rowid(expr, limit, include_private, spans)
-
-    # -- the header cache -------------------------------------------------------------
-
-    def scan(
-        self, base: BaseSnapshot, progress: Callable[[int, int], None] | None = None
-    ) -> HeaderScan:
-        """Every in-scope file's light header, in walk order, reading only files whose stat
-        changed (parsed in full, saved to the cache with their postings). What is decoded
-        per file is five columns: the title, keys and front matter stay in the database
-        until `headers_of` asks for them. A walk seen before (same digest) is answered from
-        `scan_lights` without reading a header row."""
-        stats = {f.rel: f for f in base.files}
-        digest = stat_digest(base)
-        kept = self._kept_lights(digest)
-        if kept is not None:
-            return HeaderScan(kept, {}, stats, True)
-        cached = {
-            row[0]: row[1:]
-            for row in self.conn.execute(
-                "SELECT path, size, mtime_ns, hash, bucket, declared, derivable, "
-                "CASE WHEN bucket = 'unreadable' THEN purpose ELSE '' END FROM headers"
-            )
-        }
-        lights: list[LightHeader] = []
-        fresh: list[tuple[FileStat, FileHeader]] = []
-        total = len(base.files)
-        for done, f in enumerate(base.files):
-            if progress is not None:
-                progress(done, total)
-            row = cached.get(f.rel)
-            if row is not None and row[0] == f.size and row[1] == f.mtime_ns:
-                _, _, h, bucket, declared, derivable, note = row
-                if bucket != "unreadable":  # the map may have changed since: ask again
-                    bucket = bucket_of(base.map_rel, f.rel, bool(declared), bool(derivable))
-                lights.append(LightHeader(f.rel, f.private, bucket, h or "", note))
-                continue
-            header = read_header(base, f)
-            # as a cached row gives it: the reason for an unreadable file, else nothing (a
-            # kept pass must equal the rows it stands for; the property found the purpose here)
-            note = header.purpose if header.bucket == "unreadable" else ""
-            lights.append(LightHeader(f.rel, f.private, header.bucket, header.hash, note))
-            fresh.append((f, header))
-        # A file refused because it changed under kb since the walk is not remembered: the
-        # next open reads it again (a note restored after a swap must not stay unreadable).
-        remembered = [(f, h) for f, h in fresh if not h.raced]
-        saved = self._save_headers(remembered) if remembered else True
-        if saved and len(remembered) == len(fresh):
-            self._keep_lights(digest, lights)
-        # Postings answer for this open only when every file read again was saved with its
-        # rows (a busy or read-only index keeps old rows: the caller then scores in memory).
-        return HeaderScan(tuple(lights), {h.rel: h for _, h in fresh}, stats, saved)
-
-    def _kept_lights(self, digest: str) -> tuple[LightHeader, ...] | None:
-        """The light headers a stat pass with this digest found, or None (never seen, or a
-        row that does not decode: the caller then reads the header rows)."""
-        try:
-            row = self.conn.execute(
-                "SELECT lights FROM scan_lights WHERE digest = ?", (digest,)
-            ).fetchone()
-            if row is None:
-                return None
-            return tuple(
-                LightHeader(str(rel), bool(private), str(bucket), str(h), str(note))
-                for rel, private, bucket, h, note in json.loads(row[0])
-            )
-        except (sqlite3.Error, ValueError, TypeError):
-            return None
-
-    def _keep_lights(self, digest: str, lights: Sequence[LightHeader]) -> None:
-        """Save a finished stat pass under its digest, opportunistically (a busy or
-        read-only index simply reads header rows again next time)."""
-        with contextlib.suppress(sqlite3.Error):
-            if self.conn.execute(
-                "SELECT 1 FROM scan_lights WHERE digest = ?", (digest,)
-            ).fetchone():
-                return  # another process kept this walk meanwhile
-        blob = json.dumps(
-            [[h.rel, h.private, h.bucket, h.hash, h.note] for h in lights], ensure_ascii=False
-        )
-        try:
-            wait_briefly(self.conn)
-            with self.conn:
-                self.conn.execute("BEGIN IMMEDIATE")
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO scan_lights VALUES (?, ?)", (digest, blob)
-                )
-                self.conn.execute(
-                    "DELETE FROM scan_lights WHERE rowid NOT IN "
-                    "(SELECT rowid FROM scan_lights ORDER BY rowid DESC LIMIT ?)",
-                    (SCAN_LIGHTS_KEPT,),
-                )
-        except sqlite3.Error:
-            pass
-        finally:
-            with contextlib.suppress(sqlite3.Error):
-                wait_fully(self.conn)
-
-    def headers_of(
-        self,
-        base: BaseSnapshot,
-        scan: HeaderScan,
-        rels: Sequence[str],
-        light_by_rel: Mapping[str, LightHeader] | None = None,
-    ) -> dict[str, FileHeader]:
-        """The full headers of these files (in scope, from `scan`), decoded from the cache;
-        a damaged cache row costs one re-read of its file, never a wrong answer.
-        `light_by_rel`: the scan's light headers by path, when the caller keeps them (a
-        question asks for a few headers, and building the map was a tenth of its cost)."""
-        out: dict[str, FileHeader] = {}
-        wanted: list[str] = []
-        for rel in rels:
-            found = scan.fresh.get(rel)
-            if found is not None:
-                out[rel] = found
-            elif rel in scan.stats:
-                wanted.append(rel)
-        light: Mapping[str, LightHeader] = {}
-        if wanted:
-            light = light_by_rel if light_by_rel is not None else {h.rel: h for h in scan.lights}
-        for i in range(0, len(wanted), SQL_VARIABLES):
-            part = wanted[i : i + SQL_VARIABLES]
-            marks = ",".join("?" * len(part))
-            for rel, title, purpose, parsed, tokens in self.conn.execute(
-                f"SELECT path, title, purpose, parsed, tokens FROM headers WHERE path IN ({marks})",
-                part,
-            ):
-                decoded = _decode(parsed)
-                lh = light[rel]
-                if decoded is None:
-                    out[rel] = read_header(base, scan.stats[rel])
-                    continue
-                keys, front, derived, derivable = decoded
-                out[rel] = FileHeader(
-                    rel,
-                    lh.private,
-                    lh.bucket,
-                    lh.hash,
-                    title,
-                    keys,
-                    purpose,
-                    front,
-                    tokens_cached=tokens,
-                    derived=derived,
-                    derivable=derivable,
-                )
-        for rel in wanted:  # a row gone between the scan and now (another writer's prune)
-            if rel not in out:
-                out[rel] = read_header(base, scan.stats[rel])
-        return out
-
-    def headers(self, base: BaseSnapshot) -> list[FileHeader]:
-        """Every in-scope file's full header, reading only files whose stat changed."""
-        scan = self.scan(base)
-        full = self.headers_of(base, scan, [h.rel for h in scan.lights])
-        return [full[h.rel] for h in scan.lights]
-
-    def _save_headers(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> bool:
-        """Save re-read headers and their postings in one transaction; False when the index
-        was busy or read-only (the parse is still used in memory this time)."""
-        rows = [
-            (
-                f.rel,
-                f.size,
-                f.mtime_ns,
-                h.hash,
-                h.bucket,
-                h.title,
-                h.purpose,
-                json.dumps([h.keys, h.front, h.derived, h.derivable], ensure_ascii=False),
-                _stored(h.tokens),
-                int(bool(h.keys) and not h.derived),
-                int(h.derivable),
-            )
-            for f, h in fresh
-        ]
-        postings = self.keywords.rows_for(fresh)
-        paths = [(f.rel,) for f, _ in fresh]
-        try:
-            # Opportunistic, so it must not wait out a `kb index` holding the write lock:
-            # with the full busy timeout every route and boot meanwhile stalled 5 s.
-            wait_briefly(self.conn)
-            with self.conn:
-                self.conn.execute("BEGIN IMMEDIATE")
-                if self.keywords.has_rows():
-                    self.keywords.drop([rel for (rel,) in paths])
-                self.conn.executemany(
-                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
-                )
-                self.keywords.write(postings)
-            return True
-        except sqlite3.Error:
-            return False
-        finally:
-            with contextlib.suppress(sqlite3.Error):
-                wait_fully(self.conn)
 
 
 # Open index connections are a process-wide budget: one base costs three file descriptors

@@ -8,15 +8,23 @@ used in memory and the next open tries again.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from attrs import frozen
 
 from kb.io.safe_read import Refused, read_note
+from kb.io.store.schema import SQL_VARIABLES, wait_briefly, wait_fully
 from kb.io.walk import BaseSnapshot, FileStat
-from kb.pure.entries import Bucket, TokenSets, parse_note, sets_from_norms, token_sets
+from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_norms, token_sets
 from kb.pure.header import front_matter
 from kb.pure.paths import stem_of
+
+if TYPE_CHECKING:
+    from kb.io.store.database import Store
 
 # `scan_lights` holds a finished stat pass (issue 15): the light headers of every file, as one
 # JSON array, under the digest of the walk it answered (each file's path, size, mtime_ns,
@@ -76,6 +84,209 @@ class HeaderScan:
     fresh: dict[str, FileHeader]
     stats: dict[str, FileStat]
     saved: bool
+
+
+class HeaderCache:
+    """One base's `headers` and `scan_lights` rows: the stat pass of every open, the full
+    headers a caller asks for, and the save of the headers read again (with their keyword
+    postings, in one transaction)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def scan(
+        self, base: BaseSnapshot, progress: Callable[[int, int], None] | None = None
+    ) -> HeaderScan:
+        """Every in-scope file's light header, in walk order, reading only files whose stat
+        changed (parsed in full, saved to the cache with their postings). What is decoded
+        per file is five columns: the title, keys and front matter stay in the database
+        until `full` asks for them. A walk seen before (same digest) is answered from
+        `scan_lights` without reading a header row."""
+        stats = {f.rel: f for f in base.files}
+        digest = stat_digest(base)
+        # through the Store, where tests stand in for `kept_lights` and `save`
+        kept = self._store._kept_lights(digest)
+        if kept is not None:
+            return HeaderScan(kept, {}, stats, True)
+        cached = {
+            row[0]: row[1:]
+            for row in self._store.conn.execute(
+                "SELECT path, size, mtime_ns, hash, bucket, declared, derivable, "
+                "CASE WHEN bucket = 'unreadable' THEN purpose ELSE '' END FROM headers"
+            )
+        }
+        lights: list[LightHeader] = []
+        fresh: list[tuple[FileStat, FileHeader]] = []
+        total = len(base.files)
+        for done, f in enumerate(base.files):
+            if progress is not None:
+                progress(done, total)
+            row = cached.get(f.rel)
+            if row is not None and row[0] == f.size and row[1] == f.mtime_ns:
+                _, _, h, bucket, declared, derivable, note = row
+                if bucket != "unreadable":  # the map may have changed since: ask again
+                    bucket = bucket_of(base.map_rel, f.rel, bool(declared), bool(derivable))
+                lights.append(LightHeader(f.rel, f.private, bucket, h or "", note))
+                continue
+            header = read_header(base, f)
+            # as a cached row gives it: the reason for an unreadable file, else nothing (a
+            # kept pass must equal the rows it stands for; the property found the purpose here)
+            note = header.purpose if header.bucket == "unreadable" else ""
+            lights.append(LightHeader(f.rel, f.private, header.bucket, header.hash, note))
+            fresh.append((f, header))
+        # A file refused because it changed under kb since the walk is not remembered: the
+        # next open reads it again (a note restored after a swap must not stay unreadable).
+        remembered = [(f, h) for f, h in fresh if not h.raced]
+        saved = self._store._save_headers(remembered) if remembered else True
+        if saved and len(remembered) == len(fresh):
+            self._keep_lights(digest, lights)
+        # Postings answer for this open only when every file read again was saved with its
+        # rows (a busy or read-only index keeps old rows: the caller then scores in memory).
+        return HeaderScan(tuple(lights), {h.rel: h for _, h in fresh}, stats, saved)
+
+    def kept_lights(self, digest: str) -> tuple[LightHeader, ...] | None:
+        """The light headers a stat pass with this digest found, or None (never seen, or a
+        row that does not decode: the caller then reads the header rows)."""
+        try:
+            row = self._store.conn.execute(
+                "SELECT lights FROM scan_lights WHERE digest = ?", (digest,)
+            ).fetchone()
+            if row is None:
+                return None
+            return tuple(
+                LightHeader(str(rel), bool(private), str(bucket), str(h), str(note))
+                for rel, private, bucket, h, note in json.loads(row[0])
+            )
+        except (sqlite3.Error, ValueError, TypeError):
+            return None
+
+    def _keep_lights(self, digest: str, lights: Sequence[LightHeader]) -> None:
+        """Save a finished stat pass under its digest, opportunistically (a busy or
+        read-only index simply reads header rows again next time)."""
+        with contextlib.suppress(sqlite3.Error):
+            if self._store.conn.execute(
+                "SELECT 1 FROM scan_lights WHERE digest = ?", (digest,)
+            ).fetchone():
+                return  # another process kept this walk meanwhile
+        blob = json.dumps(
+            [[h.rel, h.private, h.bucket, h.hash, h.note] for h in lights], ensure_ascii=False
+        )
+        try:
+            wait_briefly(self._store.conn)
+            with self._store.conn:
+                self._store.conn.execute("BEGIN IMMEDIATE")
+                self._store.conn.execute(
+                    "INSERT OR REPLACE INTO scan_lights VALUES (?, ?)", (digest, blob)
+                )
+                self._store.conn.execute(
+                    "DELETE FROM scan_lights WHERE rowid NOT IN "
+                    "(SELECT rowid FROM scan_lights ORDER BY rowid DESC LIMIT ?)",
+                    (SCAN_LIGHTS_KEPT,),
+                )
+        except sqlite3.Error:
+            pass
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                wait_fully(self._store.conn)
+
+    def full(
+        self,
+        base: BaseSnapshot,
+        scan: HeaderScan,
+        rels: Sequence[str],
+        light_by_rel: Mapping[str, LightHeader] | None = None,
+    ) -> dict[str, FileHeader]:
+        """The full headers of these files (in scope, from `scan`), decoded from the cache;
+        a damaged cache row costs one re-read of its file, never a wrong answer.
+        `light_by_rel`: the scan's light headers by path, when the caller keeps them (a
+        question asks for a few headers, and building the map was a tenth of its cost)."""
+        out: dict[str, FileHeader] = {}
+        wanted: list[str] = []
+        for rel in rels:
+            found = scan.fresh.get(rel)
+            if found is not None:
+                out[rel] = found
+            elif rel in scan.stats:
+                wanted.append(rel)
+        light: Mapping[str, LightHeader] = {}
+        if wanted:
+            light = light_by_rel if light_by_rel is not None else {h.rel: h for h in scan.lights}
+        for i in range(0, len(wanted), SQL_VARIABLES):
+            part = wanted[i : i + SQL_VARIABLES]
+            marks = ",".join("?" * len(part))
+            for rel, title, purpose, parsed, tokens in self._store.conn.execute(
+                f"SELECT path, title, purpose, parsed, tokens FROM headers WHERE path IN ({marks})",
+                part,
+            ):
+                decoded = _decode(parsed)
+                lh = light[rel]
+                if decoded is None:
+                    out[rel] = read_header(base, scan.stats[rel])
+                    continue
+                keys, front, derived, derivable = decoded
+                out[rel] = FileHeader(
+                    rel,
+                    lh.private,
+                    lh.bucket,
+                    lh.hash,
+                    title,
+                    keys,
+                    purpose,
+                    front,
+                    tokens_cached=tokens,
+                    derived=derived,
+                    derivable=derivable,
+                )
+        for rel in wanted:  # a row gone between the scan and now (another writer's prune)
+            if rel not in out:
+                out[rel] = read_header(base, scan.stats[rel])
+        return out
+
+    def every(self, base: BaseSnapshot) -> list[FileHeader]:
+        """Every in-scope file's full header, reading only files whose stat changed."""
+        scan = self.scan(base)
+        full = self.full(base, scan, [h.rel for h in scan.lights])
+        return [full[h.rel] for h in scan.lights]
+
+    def save(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> bool:
+        """Save re-read headers and their postings in one transaction; False when the index
+        was busy or read-only (the parse is still used in memory this time)."""
+        rows = [
+            (
+                f.rel,
+                f.size,
+                f.mtime_ns,
+                h.hash,
+                h.bucket,
+                h.title,
+                h.purpose,
+                json.dumps([h.keys, h.front, h.derived, h.derivable], ensure_ascii=False),
+                _stored(h.tokens),
+                int(bool(h.keys) and not h.derived),
+                int(h.derivable),
+            )
+            for f, h in fresh
+        ]
+        postings = self._store.keywords.rows_for(fresh)
+        paths = [(f.rel,) for f, _ in fresh]
+        try:
+            # Opportunistic, so it must not wait out a `kb index` holding the write lock:
+            # with the full busy timeout every route and boot meanwhile stalled 5 s.
+            wait_briefly(self._store.conn)
+            with self._store.conn:
+                self._store.conn.execute("BEGIN IMMEDIATE")
+                if self._store.keywords.has_rows():
+                    self._store.keywords.drop([rel for (rel,) in paths])
+                self._store.conn.executemany(
+                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
+                )
+                self._store.keywords.write(postings)
+            return True
+        except sqlite3.Error:
+            return False
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                wait_fully(self._store.conn)
 
 
 def stat_digest(base: BaseSnapshot) -> str:
