@@ -36,7 +36,7 @@ class IndexFailure(Exception):
 
 
 # Two `kb index` runs on one base take turns at its write lock. SQLite's busy timeout
-# (kb.io.store.BUSY_TIMEOUT_MS) is short, and a cold index holds the lock for as long as it
+# (kb.io.store.schema.BUSY_TIMEOUT_MS) is short, and a cold index holds the lock for as long as it
 # takes to chunk the whole base (measured: ~10 s for 4,000 notes on a loaded 2-core box), so
 # the second run failed with "database is locked". It now keeps asking for up to this long:
 # the run ahead of it is doing the same work, and whatever it committed is "unchanged" here.
