@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+from weakref import proxy
 
 from kb.io.indexowner import discard, owned_by, stamp_for
 from kb.io.store.headers import (
@@ -80,13 +81,17 @@ class Store:
         # Something this open did that a person should hear of once (an index this machine
         # did not write, deleted): printed like `fallback`, by the open that did it.
         self.notice: str | None = None
-        self.warm_copy = WarmCopy(self)
-        self.headers = HeaderCache(self)
-        self.keywords = KeywordPostings(self)
-        self.vocabulary = Vocabulary(self)
-        self.ranking = Ranking(self)
-        self.text = TextReader(self)
-        self.writer = TextWriter(self)
+        # The jobs reach this store through a weak proxy: the store owns them, and a cycle
+        # would keep a dropped store's caches and warm copy (about 116 MB at 10,000 notes)
+        # until the cycle collector ran, where they go with the store's last reference.
+        me: Store = proxy(self)
+        self.warm_copy = WarmCopy(me)
+        self.headers = HeaderCache(me)
+        self.keywords = KeywordPostings(me)
+        self.vocabulary = Vocabulary(me)
+        self.ranking = Ranking(me)
+        self.text = TextReader(me)
+        self.writer = TextWriter(me)
         _track(self)
 
     @property
