@@ -36,7 +36,7 @@ class IndexFailure(Exception):
 
 
 # Two `kb index` runs on one base take turns at its write lock. SQLite's busy timeout
-# (kb.io.store.BUSY_TIMEOUT_MS) is short, and a cold index holds the lock for as long as it
+# (kb.io.store.schema.BUSY_TIMEOUT_MS) is short, and a cold index holds the lock for as long as it
 # takes to chunk the whole base (measured: ~10 s for 4,000 notes on a loaded 2-core box), so
 # the second run failed with "database is locked". It now keeps asking for up to this long:
 # the run ahead of it is doing the same work, and whatever it committed is "unchanged" here.
@@ -50,7 +50,7 @@ def _sync(
     include_private: bool,
     progress: Step | None = None,
 ) -> SyncReport:
-    """`store.sync`, retried while another writer holds the base's index. The source records
+    """`store.writer.sync`, retried while another writer holds the base's index. The source records
     are read only when
     their folder changed since they were written (their stamp is taken before they are
     read, so a record changed meanwhile is read again next time)."""
@@ -63,14 +63,15 @@ def _sync(
 
     while True:
         try:
-            report = store.sync(snap, scan.lights, records, stamp, progress)
+            report = store.writer.sync(snap, scan.lights, records, stamp, progress)
             # the words questions look their stems up in before scanning the vocabulary;
             # an index busy now keeps its old stamp, which no longer matches, and questions
-            # scan as before until the next `kb index`
+            # scan as before until the next `kb index` (through the Store, where tests stand
+            # in for it)
             store.refresh_text_words()
             # measured now rather than by the first question after this index (one
             # vocabulary lookup per everyday word and sampled title word)
-            store.calibration()
+            store.vocabulary.calibration()
             return report
         except sqlite3.OperationalError as e:  # the sync rolled back: nothing half-written
             if not is_busy(e) or time.monotonic() > deadline:
@@ -166,8 +167,8 @@ def index_report(
             warnings.append(f"{snap.name}: {store.notice}")
         indexed.append(snap)
         try:
-            store.bulk_writes()
-            scan = store.scan(snap, stepper(progress, f"{snap.name}: reading headers"))
+            store.writer.bulk_writes()
+            scan = store.headers.scan(snap, stepper(progress, f"{snap.name}: reading headers"))
             headers = scan.lights
             try:
                 report = _sync(

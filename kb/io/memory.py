@@ -201,7 +201,7 @@ class OpenBase:
     @functools.cached_property
     def headers(self) -> tuple[FileHeader, ...]:
         rels = [h.rel for h in self.scan.lights]
-        full = self._store.headers_of(self.snapshot, self.scan, rels, self.light)
+        full = self._store.headers.full(self.snapshot, self.scan, rels, self.light)
         return tuple(full[rel] for rel in rels)
 
 
@@ -283,7 +283,7 @@ class Memory:
     @functools.cached_property
     def _indexed(self) -> tuple[dict[str, str], ...]:
         """Per base: path -> the content hash its text index was built from."""
-        return tuple(store.indexed_hashes() for store in self._stores)
+        return tuple(store.text.indexed_hashes() for store in self._stores)
 
     @functools.cached_property
     def unindexed(self) -> list[str]:
@@ -309,7 +309,7 @@ class Memory:
                 # (reading all hashes cost 9 ms a process at 10,000 notes).
                 if "_indexed" in self.__dict__:
                     return self._indexed[self.bases.index(b)].get(rel) != light.hash
-                return store.indexed_hash(rel) != light.hash
+                return store.text.indexed_hash(rel) != light.hash
         return False
 
     @functools.cached_property
@@ -381,7 +381,7 @@ class Memory:
                         f"cannot open the index {e.path or db_path(snap.root)} ({e.reason})",
                     )
                 stores.append(store)
-                bases.append(OpenBase(snap, store.scan(snap), store))
+                bases.append(OpenBase(snap, store.headers.scan(snap), store))
                 rebuilt = rebuilt or store.rebuilt
             if not bases and skipped:
                 raise WalkError(skipped[0])
@@ -464,14 +464,14 @@ class Memory:
             for store in self._stores:
                 found = held.get(store.path)
                 if found is not None:
-                    store.install_warm(found)  # if the index is still the one read
+                    store.warm_copy.install(found)  # if the index is still the one read
         self.warm(wait=False)
 
     def _queue_warm(self, which: Iterable[int], wait: bool) -> None:
         """Under the lock: put these stores (less the ones held and current) on the warming
         thread's list, and start it unless the caller reads them itself (`wait`)."""
         for i in which:
-            if i not in self._warm_pending and not self._stores[i].confirm_warm():
+            if i not in self._warm_pending and not self._stores[i].warm_copy.confirm():
                 self._warm_pending.append(i)
         if not wait and self._warm_worker is None and not self._released:
             import threading  # only a warming Memory pays for the import
@@ -492,14 +492,14 @@ class Memory:
                     break
                 i = self._warm_pending.pop(0)
                 store = self._stores[i]
-                if not store.reads_apart:  # an index in memory has one connection
-                    store.load_warm()
+                if not store.warm_copy.reads_apart:  # an index in memory has one connection
+                    store.warm_copy.load()
                     continue
-            read = store.read_warm()
+            read = store.warm_copy.read()
             with self._lock:
                 if self._released:
                     break
-                if read is not None and not store.install_warm(read):
+                if read is not None and not store.warm_copy.install(read):
                     tries[i] = tries.get(i, 0) + 1
                     if tries[i] < WARM_TRIES:
                         self._warm_pending.append(i)
@@ -521,7 +521,7 @@ class Memory:
     def _rewarm(self) -> None:
         """Before a question of a warm Memory: any base whose index changed since it was
         read answers from SQLite and is read again in the background."""
-        stale = [i for i, store in enumerate(self._stores) if not store.confirm_warm()]
+        stale = [i for i, store in enumerate(self._stores) if not store.warm_copy.confirm()]
         if stale:
             self._queue_warm(stale, wait=False)
 
@@ -587,7 +587,7 @@ class Memory:
         chosen: dict[tuple[int, str], int] = {}
         for i, store in enumerate(self._stores):
             order = self._entry_order[i]
-            vocabulary, phrases = store.candidate_rows(terms, term_prefixes(terms))
+            vocabulary, phrases = store.keywords.candidate_rows(terms, term_prefixes(terms))
             for word, rel in vocabulary:
                 if rel in order:
                     df[word] = df.get(word, 0) + 1
@@ -600,7 +600,7 @@ class Memory:
         if extra:
             for i, store in enumerate(self._stores):
                 order = self._entry_order[i]
-                for word, rel in store.vocabulary_rows(extra):
+                for word, rel in store.keywords.vocabulary_rows(extra):
                     if rel in order:
                         df[word] = df.get(word, 0) + 1
         total = self._entry_count
@@ -626,7 +626,7 @@ class Memory:
                 missing.setdefault(i, []).append(rel)
         for i, rels in missing.items():
             b = self.bases[i]
-            for rel, h in self._stores[i].headers_of(b.snapshot, b.scan, rels, b.light).items():
+            for rel, h in self._stores[i].headers.full(b.snapshot, b.scan, rels, b.light).items():
                 parsed = Parsed("entry", h.title, h.keys, h.purpose, derived=h.derived)
                 entry = make_entry(b.snapshot.name, rel, parsed)
                 sets = token_sets_of(h)
@@ -678,12 +678,13 @@ class Memory:
             self._rewarm()
         ranked: list[tuple[int, list[tuple[int, str, str]]]] = []
         for i, (store, scope) in enumerate(zip(self._stores, self._in_scope, strict=True)):
-            base_stats, variants = store.text_stats(terms)
+            base_stats, variants = store.vocabulary.text_stats(terms)
             stats.append(base_stats)
             for t, found in variants.items():
                 forms.setdefault(t, {t}).update(found)
             words = [w for t in terms for w in variants.get(t, (t,))]
             rows: list[tuple[int, str, str]]
+            # `holds_none` and `rank` through the Store, where tests count and stand in for them
             if store.holds_none(words):
                 # the expression the ranking would have built (absent words are never
                 # pruned as too common), and no rows: nothing here can match
@@ -699,8 +700,8 @@ class Memory:
         every_form = {f for v in stem_forms.values() for f in v}
         for i, kept in ranked:
             store = self._stores[i]
-            counted = store.chunk_counts([rowid for rowid, _, _ in kept], every_form)
-            texts = store.chunk_texts([rowid for rowid, _, _ in kept if rowid not in counted])
+            counted = store.text.chunk_counts([rowid for rowid, _, _ in kept], every_form)
+            texts = store.text.chunk_texts([rowid for rowid, _, _ in kept if rowid not in counted])
             for rowid, base, path in kept:
                 if rowid in counted:
                     heading, counts = counted[rowid]
@@ -748,7 +749,7 @@ class Memory:
                 best_words[key] = s.matched
                 if len(best) <= PAGE_CANDIDATES:
                     by_store.setdefault(s.candidate.source, {})[s.candidate.path] = key[0]
-        pages = sum(store.page_total() for store in self._stores)
+        pages = sum(store.text.page_total() for store in self._stores)
         average = fleet.tokens / pages if pages else 0.0
         weights = term_weights(terms, fleet)
         out = dict(best)
@@ -760,7 +761,7 @@ class Memory:
             counted = {
                 (base, path): counts
                 for base, rels in by_base.items()
-                for path, counts in self._stores[i].page_counts(base, rels, forms).items()
+                for path, counts in self._stores[i].text.page_counts(base, rels, forms).items()
             }
             for key, counts in counted.items():
                 if key in best:
@@ -782,7 +783,7 @@ class Memory:
         return {
             (i, rowid): row
             for i, rowids in wanted.items()
-            for rowid, row in self._stores[i].details(exprs[i], rowids).items()
+            for rowid, row in self._stores[i].text.details(exprs[i], rowids).items()
         }
 
     def _with_passages(
@@ -867,14 +868,14 @@ class Memory:
             (i, rel): h
             for i, rels in untitled.items()
             for rel, h in self._stores[i]
-            .headers_of(self.bases[i].snapshot, self.bases[i].scan, rels, self.bases[i].light)
+            .headers.full(self.bases[i].snapshot, self.bases[i].scan, rels, self.bases[i].light)
             .items()
         }
         openings = {
             (i, rel): chunk
             for i, rels in bare.items()
             for rel, chunk in self._stores[i]
-            .opening_chunks(self.bases[i].snapshot.name, rels)
+            .text.opening_chunks(self.bases[i].snapshot.name, rels)
             .items()
         }
         out: list[Found] = []
@@ -904,15 +905,17 @@ class Memory:
             rest = [w for w in words if w not in known]
             if not rest:
                 break
-            known |= store.known_words(rest)
+            known |= store.vocabulary.known_words(rest)
         return known
 
     @serialised
     def calibration(self) -> Calibration:
         """What the open bases' vocabularies say of on-topic and everyday questions (each
-        base's is measured once per change of its index: `Store.calibration`)."""
+        base's is measured once per change of its index: `Vocabulary.calibration`)."""
         if self._calibration is None:
-            self._calibration = fleet_calibration(store.calibration() for store in self._stores)
+            self._calibration = fleet_calibration(
+                store.vocabulary.calibration() for store in self._stores
+            )
         return self._calibration
 
     def changed_since_indexed(self, found: Found) -> bool:
@@ -979,13 +982,18 @@ class Memory:
         if not asked:
             return []
         bounds = [word_bound(word, tris, count) for word, tris, count in asked]
-        parts = {part for store in self._stores for b in bounds for part in store.parts_within(b)}
+        parts = {
+            part
+            for store in self._stores
+            for b in bounds
+            for part in store.keywords.parts_within(b)
+        }
         scores = {part: part_score(part, asked) for part in parts}
         good = {part: score for part, score in scores.items() if score >= SUGGEST_FLOOR}
         pairs = [
             (key, good[part])
             for i, store in enumerate(self._stores)
-            for part, key, rel in store.keys_with(good)
+            for part, key, rel in store.keywords.keys_with(good)
             if rel in self._entry_order[i]
         ]
         return best_keys(pairs, limit)

@@ -278,7 +278,7 @@ def _create_exclusive(target: Path, text: str) -> bool:
 def source_rows(
     base_name: str, root: Path, private: PrivateLayer, include_private: bool
 ) -> list[tuple[str, ...]]:
-    """Rows for `Store.sync(..., sources=...)`, in the `sources` table's column order.
+    """Rows for `TextWriter.sync(..., sources=...)`, in the `sources` table's column order.
 
     The same scope as `kb sources`: none when the private layer covers `sources` and --all
     was not given. Broken records and an unreadable folder are left out (`kb check` and
@@ -308,7 +308,7 @@ def source_rows(
         )
         for r in records
     ]
-    # Store.sync annotates its rows as tuple[str, ...]; sqlite3 writes None as NULL.
+    # TextWriter.sync annotates its rows as tuple[str, ...]; sqlite3 writes None as NULL.
     return cast("list[tuple[str, ...]]", rows)
 
 

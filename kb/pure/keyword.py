@@ -78,8 +78,8 @@ def score_entry(
 
 @frozen
 class PostingWords:
-    """The rows one keyed file adds to the persisted postings (kb.io.store): its vocabulary,
-    the second words of its several-word keys, and each key word with its key."""
+    """The rows one keyed file adds to the persisted postings (kb.io.store.keywords): its
+    vocabulary, the second words of its several-word keys, and each key word with its key."""
 
     vocabulary: frozenset[str]
     second: frozenset[str]

@@ -153,9 +153,9 @@ class WordBound:
     reach SUGGEST_FLOOR by the trigrams they share, or its length lets it be a one-letter
     typo of the word. Only a necessary condition, so a key word it keeps out would never
     have been suggested (a property test holds this); the index applies it in SQL
-    (kb.io.store.Store.parts_within), which is what makes a refusal cheap: at 10,000 notes
-    a nonsense word shares a trigram with ~1,700 key words (`ing` alone with hundreds), and
-    scoring each was 20 ms of a 25 ms refusal."""
+    (kb.io.store.keywords.KeywordPostings.parts_within), which is what makes a refusal
+    cheap: at 10,000 notes a nonsense word shares a trigram with ~1,700 key words (`ing`
+    alone with hundreds), and scoring each was 20 ms of a 25 ms refusal."""
 
     lookups: tuple[str, ...]  # what the word finds key words by (`question_lookups`)
     trigrams: tuple[str, ...]  # its distinct trigrams: the ones Dice counts

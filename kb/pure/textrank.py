@@ -172,7 +172,7 @@ class PageWords:
 
 def page_words(stored: Iterable[tuple[str, str]]) -> PageWords:
     """`stored` is each chunk's (heading words, text words), each a list joined by single
-    spaces as the index keeps them (`kb.io.store.counts_text`)."""
+    spaces as the index keeps them (`kb.io.store.textreader.counts_text`)."""
     heads: list[str] = []
     bodies: list[str] = []
     length = 0

@@ -6,12 +6,12 @@ frequency, the base's own best chunks by FTS5's bm25, the candidates' word count
 best files' page counts. From SQLite that is about seven queries a base and most of an
 answerable question's time (at 10,000 notes, 11 bases: ~80 queries, 10-20 ms). This module
 holds the same facts as postings (word -> the chunks holding it, with its heading and text
-counts) and answers each of those calls exactly as `kb.io.store.Store` does from SQLite: the
-same stem classes (the vocabulary scanned in FTS5's order, with the same caps), the same
+counts) and answers each of those calls exactly as the jobs of `kb.io.store` do from SQLite:
+the same stem classes (the vocabulary scanned in FTS5's order, with the same caps), the same
 pruning of common words, and FTS5's own bm25 (its idf, its floor, its column weights, its
 operation order), so the two paths rank alike (tests/properties/test_warm_text_properties.py).
 
-Built from what the index stores (`kb.io.store.Store.warm_text` reads it in one snapshot):
+Built from what the index stores (`kb.io.store.warm.WarmCopy.read` reads it in one snapshot):
 the averages record's chunk and token totals, the vocabulary with each word's chunk
 frequency, each chunk's stored word lists, and each file's span and private flag.
 """
@@ -29,7 +29,7 @@ from attrs import frozen
 from kb.pure.textrank import Counts, TextStats
 from kb.pure.tokens import stem
 
-# FTS5's bm25 as `kb.io.store.RANK_ROWID_SQL` calls it: k1 and b are FTS5's built-in
+# FTS5's bm25 as `kb.io.store.ranking.RANK_ROWID_SQL` calls it: k1 and b are FTS5's built-in
 # constants, and the heading path weighs 2, the text 1 (base and path are unindexed).
 FTS_K1 = 1.2
 FTS_B = 0.75
@@ -53,7 +53,8 @@ class Unpackable(ValueError):
 
 @frozen
 class StemRules:
-    """The bounds `kb.io.store` scans a stem class with, so both paths find the same words."""
+    """The bounds `kb.io.store.vocabulary` scans a stem class with, so both paths find the
+    same words."""
 
     scan_max: int  # vocabulary words read past a stem (STEM_SCAN_MAX)
     class_max: int  # words kept of one class (STEM_CLASS_MAX)
@@ -62,7 +63,7 @@ class StemRules:
 
 @frozen
 class ChunkFacts:
-    """One chunk as `Store.warm_text` reads it: its stored heading and text word lists
+    """One chunk as `WarmCopy.read` reads it: its stored heading and text word lists
     (each joined by single spaces, as `kb.io.store.counts_text` wrote them)."""
 
     rowid: int
@@ -84,7 +85,7 @@ class FileFacts:
 
 @frozen(eq=False)
 class WarmText:
-    """One base's text index in memory. Every method answers as the `Store` method of the
+    """One base's text index in memory. Every method answers as the store's method of the
     same name does from SQLite; `stamp` is the index state it was read at.
 
     Laid out flat to keep the memory down (about 20 bytes a posting, against 70 as a dict
@@ -111,17 +112,17 @@ class WarmText:
     files: Sequence[FileFacts]
     private: frozenset[int]  # the j of every private chunk
     spans: Mapping[tuple[str, str], FileFacts]  # (base, path) -> its file
-    pages: int  # files the index holds (every span, as `Store.page_total` counts them)
+    pages: int  # files the index holds (every span, as `TextReader.page_total` counts them)
 
     def _doc(self, word: str) -> int:
         i = self.ids.get(word)
         return 0 if i is None else self.doc[i]
 
-    # -- the stem classes (`Store.text_stats`, `known_words`) ---------------------------
+    # -- the stem classes (`Vocabulary.text_stats`, `known_words`) ----------------------
 
     def stem_class(self, root: str) -> list[tuple[str, int]]:
         """Every indexed word whose stem is `root`, with its chunk frequency, as
-        `Store._stem_class` finds them: of the first `scan_max` words from `root` on in
+        `Vocabulary._stem_class` finds them: of the first `scan_max` words from `root` on in
         vocabulary order (those starting with `root`: a stem is a prefix of its word), the
         first `class_max` whose stem is `root`."""
         found: list[tuple[str, int]] = []
@@ -137,7 +138,7 @@ class WarmText:
         return found
 
     def stats(self, terms: Sequence[str]) -> tuple[TextStats, dict[str, tuple[str, ...]]]:
-        """`Store.text_stats`: the totals, each word's stem-class chunk frequency, and the
+        """`Vocabulary.text_stats`: the totals, each word's stem-class chunk frequency, and the
         indexed words in its class."""
         variants: dict[str, tuple[str, ...]] = {}
         df: list[tuple[str, int]] = []
@@ -149,7 +150,7 @@ class WarmText:
         return TextStats(self.chunks, self.tokens, tuple(df)), variants
 
     def known_words(self, terms: Sequence[str]) -> set[str]:
-        """`Store.known_words`: the terms the vocabulary holds as they are. (The SQL path
+        """`Vocabulary.known_words`: the terms the vocabulary holds as they are. (The SQL path
         looks in the term's stem class first and in the vocabulary where the class may be
         cut short; a term's own stem class holds it whenever the vocabulary does, so both
         come to this.)"""
@@ -159,10 +160,10 @@ class WarmText:
         """No chunk holds any of `words` (a MATCH of them returns nothing)."""
         return bool(words) and not any(self._doc(w) for w in words)
 
-    # -- the base's own ranking (`Store.rank`) -----------------------------------------
+    # -- the base's own ranking (`Ranking.rank`) ---------------------------------------
 
     def pruned(self, words: Sequence[str]) -> list[str]:
-        """`Store._prune`: in a base of `prune_min_chunks` chunks or more, the words held by
+        """`Vocabulary.prune`: in a base of `prune_min_chunks` chunks or more, the words held by
         more than a quarter of its chunks are dropped, unless that drops them all."""
         terms = list(dict.fromkeys(words))
         if self.chunks < self.rules.prune_min_chunks:
@@ -199,7 +200,7 @@ class WarmText:
     ) -> tuple[list[str], list[tuple[int, str, str]]]:
         """The words the MATCH expression asks for (`pruned`) and the best `limit`
         (rowid, base, path) rows by their `scores`, best first, equal scores by rowid: what
-        `Store.rank` returns, bar the expression's quoting. A term weight is computed once
+        `Ranking.rank` returns, bar the expression's quoting. A term weight is computed once
         per posting, so a score can differ from FTS5's in its last bit; only a tie at the
         limit could then be cut differently."""
         kept = self.pruned(words)
@@ -217,7 +218,7 @@ class WarmText:
             out.append((self.rowids[j], f.base, f.path))
         return kept, out
 
-    # -- counts for scoring again (`Store.chunk_counts`, `page_counts`) -----------------
+    # -- counts for scoring again (`TextReader.chunk_counts`, `page_counts`) ------------
 
     def _place(self, rowid: int) -> int | None:
         j = bisect_left(self.rowids, rowid)
@@ -235,7 +236,7 @@ class WarmText:
         self, rowids: Iterable[int], forms: Iterable[str]
     ) -> dict[int, tuple[str, Counts]]:
         """rowid -> (heading path, its counts of `forms`): scoring reads no other word, so
-        the counts are `Store.chunk_counts`' restricted to them, with the same length."""
+        the counts are `TextReader.chunk_counts`' restricted to them, with the same length."""
         ranges = self._ranges(forms)
         out: dict[int, tuple[str, Counts]] = {}
         for rowid in rowids:
@@ -258,7 +259,7 @@ class WarmText:
     def page_counts(
         self, base: str, paths: Iterable[str], forms: Iterable[str]
     ) -> dict[str, Counts]:
-        """`Store.page_counts`: for each file held in more than one chunk, its counts of
+        """`TextReader.page_counts`: for each file held in more than one chunk, its counts of
         `forms` summed over its chunks, and its length in words."""
         ranges = self._ranges(forms)
         out: dict[str, Counts] = {}
@@ -361,7 +362,7 @@ def warm_text(
         for j in range(bisect_left(rowids, f.first), bisect_right(rowids, f.last)):
             file_of[j] = n
     if -1 in file_of:
-        # `Store.rank` asks the joined query for a chunk outside every span: not warm
+        # `Ranking.rank` asks the joined query for a chunk outside every span: not warm
         raise Unpackable("a chunk outside every file's span")
     return WarmText(
         stamp=stamp,

@@ -13,9 +13,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from kb.io import store
 from kb.io.indexer import index_bases
 from kb.io.memory import Memory
+from kb.io.store import headers as store
 from kb.pure.entries import Entry, prepare, prepared_from, token_sets
 from tests.properties.strategies import (
     MAP_NAMES,

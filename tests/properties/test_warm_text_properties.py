@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kb.io.memory as memory_module
-import kb.io.store as store_module
+import kb.io.store.vocabulary as store_module
 from kb.io.indexer import index_bases
 from kb.io.memory import Answer, Memory
 from tests.properties.strategies import PLAIN_WORDS, examples, fleets, write_fleet

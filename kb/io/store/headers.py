@@ -1,0 +1,400 @@
+"""The header cache: what each note's header says, kept in the `headers` table of its base's
+index with the stat it was read at (size, mtime_ns), its content hash, bucket, title, keys,
+purpose and front matter. Validated on every open by comparing stats, so only files that
+changed are read again (10,000 headers re-parsed cost 1.3 s; the stat pass costs 21 ms).
+The cache is written opportunistically: if the database is busy or read-only, the parse is
+used in memory and the next open tries again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from attrs import frozen
+
+from kb.io.safe_read import Refused, read_note
+from kb.io.store.schema import SQL_VARIABLES, wait_briefly, wait_fully
+from kb.io.walk import BaseSnapshot, FileStat
+from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_norms, token_sets
+from kb.pure.header import front_matter
+from kb.pure.paths import stem_of
+
+if TYPE_CHECKING:
+    from kb.io.store.database import Store
+
+# `scan_lights` holds a finished stat pass (issue 15): the light headers of every file, as one
+# JSON array, under the digest of the walk it answered (each file's path, size, mtime_ns,
+# privacy and problem, and the map's name: all that a light header depends on besides the
+# file's cached row, which changes only with its stat). An open whose walk has the same
+# digest reads one row instead of every header row and classifying each file again: 70 ms
+# of a 10,000-note open became about 10. Every file is still stat'ed, so a file changed
+# behind kb's back changes the digest and is read again. A few digests are kept, so opens
+# of both scopes (with and without --all) alternate without rewriting the row.
+SCAN_LIGHTS_KEPT = 4
+
+
+@frozen
+class FileHeader:
+    """What the cache knows about one file; `bucket` is `unreadable` when it is not UTF-8."""
+
+    rel: str
+    private: bool
+    bucket: Bucket | str
+    hash: str
+    title: str
+    keys: tuple[str, ...]
+    purpose: str
+    front: tuple[tuple[str, str], ...]
+    # The scorer's token sets when the file declares keys and was parsed in this process;
+    # `tokens_cached` when they were read back from the cache, still encoded (decoded by
+    # `token_sets_of` only when something scores). Both None for a file without keys.
+    tokens: TokenSets | None = None
+    tokens_cached: str | None = None
+    # `keys` were derived from the note's own text (no `Search for:` line); `derivable`:
+    # the note has words to be found by, so it is an entry outside the exempt folders.
+    derived: bool = False
+    derivable: bool = False
+    # Unreadable because the file changed under kb since the walk (kb.io.safe_read.Refused):
+    # a moment, never saved to the cache.
+    raced: bool = False
+
+
+@frozen
+class LightHeader:
+    """What the stat pass knows of a file without decoding its header: enough to count
+    entries, place a file in scope and say why one is unreadable (`note`, empty otherwise)."""
+
+    rel: str
+    private: bool
+    bucket: Bucket | str
+    hash: str
+    note: str
+
+
+@frozen
+class HeaderScan:
+    """One base's stat pass: the light headers in walk order, the full headers of the files
+    read again in it, each file's stat by path, and whether the re-read ones were saved."""
+
+    lights: tuple[LightHeader, ...]
+    fresh: dict[str, FileHeader]
+    stats: dict[str, FileStat]
+    saved: bool
+
+
+class HeaderCache:
+    """One base's `headers` and `scan_lights` rows: the stat pass of every open, the full
+    headers a caller asks for, and the save of the headers read again (with their keyword
+    postings, in one transaction)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def scan(
+        self, base: BaseSnapshot, progress: Callable[[int, int], None] | None = None
+    ) -> HeaderScan:
+        """Every in-scope file's light header, in walk order, reading only files whose stat
+        changed (parsed in full, saved to the cache with their postings). What is decoded
+        per file is five columns: the title, keys and front matter stay in the database
+        until `full` asks for them. A walk seen before (same digest) is answered from
+        `scan_lights` without reading a header row."""
+        stats = {f.rel: f for f in base.files}
+        digest = stat_digest(base)
+        # through the Store, where tests stand in for `kept_lights` and `save`
+        kept = self._store._kept_lights(digest)
+        if kept is not None:
+            return HeaderScan(kept, {}, stats, True)
+        cached = {
+            row[0]: row[1:]
+            for row in self._store.conn.execute(
+                "SELECT path, size, mtime_ns, hash, bucket, declared, derivable, "
+                "CASE WHEN bucket = 'unreadable' THEN purpose ELSE '' END FROM headers"
+            )
+        }
+        lights: list[LightHeader] = []
+        fresh: list[tuple[FileStat, FileHeader]] = []
+        total = len(base.files)
+        for done, f in enumerate(base.files):
+            if progress is not None:
+                progress(done, total)
+            row = cached.get(f.rel)
+            if row is not None and row[0] == f.size and row[1] == f.mtime_ns:
+                _, _, h, bucket, declared, derivable, note = row
+                if bucket != "unreadable":  # the map may have changed since: ask again
+                    bucket = bucket_of(base.map_rel, f.rel, bool(declared), bool(derivable))
+                lights.append(LightHeader(f.rel, f.private, bucket, h or "", note))
+                continue
+            header = read_header(base, f)
+            # as a cached row gives it: the reason for an unreadable file, else nothing (a
+            # kept pass must equal the rows it stands for; the property found the purpose here)
+            note = header.purpose if header.bucket == "unreadable" else ""
+            lights.append(LightHeader(f.rel, f.private, header.bucket, header.hash, note))
+            fresh.append((f, header))
+        # A file refused because it changed under kb since the walk is not remembered: the
+        # next open reads it again (a note restored after a swap must not stay unreadable).
+        remembered = [(f, h) for f, h in fresh if not h.raced]
+        saved = self._store._save_headers(remembered) if remembered else True
+        if saved and len(remembered) == len(fresh):
+            self._keep_lights(digest, lights)
+        # Postings answer for this open only when every file read again was saved with its
+        # rows (a busy or read-only index keeps old rows: the caller then scores in memory).
+        return HeaderScan(tuple(lights), {h.rel: h for _, h in fresh}, stats, saved)
+
+    def kept_lights(self, digest: str) -> tuple[LightHeader, ...] | None:
+        """The light headers a stat pass with this digest found, or None (never seen, or a
+        row that does not decode: the caller then reads the header rows)."""
+        try:
+            row = self._store.conn.execute(
+                "SELECT lights FROM scan_lights WHERE digest = ?", (digest,)
+            ).fetchone()
+            if row is None:
+                return None
+            return tuple(
+                LightHeader(str(rel), bool(private), str(bucket), str(h), str(note))
+                for rel, private, bucket, h, note in json.loads(row[0])
+            )
+        except (sqlite3.Error, ValueError, TypeError):
+            return None
+
+    def _keep_lights(self, digest: str, lights: Sequence[LightHeader]) -> None:
+        """Save a finished stat pass under its digest, opportunistically (a busy or
+        read-only index simply reads header rows again next time)."""
+        with contextlib.suppress(sqlite3.Error):
+            if self._store.conn.execute(
+                "SELECT 1 FROM scan_lights WHERE digest = ?", (digest,)
+            ).fetchone():
+                return  # another process kept this walk meanwhile
+        blob = json.dumps(
+            [[h.rel, h.private, h.bucket, h.hash, h.note] for h in lights], ensure_ascii=False
+        )
+        try:
+            wait_briefly(self._store.conn)
+            with self._store.conn:
+                self._store.conn.execute("BEGIN IMMEDIATE")
+                self._store.conn.execute(
+                    "INSERT OR REPLACE INTO scan_lights VALUES (?, ?)", (digest, blob)
+                )
+                self._store.conn.execute(
+                    "DELETE FROM scan_lights WHERE rowid NOT IN "
+                    "(SELECT rowid FROM scan_lights ORDER BY rowid DESC LIMIT ?)",
+                    (SCAN_LIGHTS_KEPT,),
+                )
+        except sqlite3.Error:
+            pass
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                wait_fully(self._store.conn)
+
+    def full(
+        self,
+        base: BaseSnapshot,
+        scan: HeaderScan,
+        rels: Sequence[str],
+        light_by_rel: Mapping[str, LightHeader] | None = None,
+    ) -> dict[str, FileHeader]:
+        """The full headers of these files (in scope, from `scan`), decoded from the cache;
+        a damaged cache row costs one re-read of its file, never a wrong answer.
+        `light_by_rel`: the scan's light headers by path, when the caller keeps them (a
+        question asks for a few headers, and building the map was a tenth of its cost)."""
+        out: dict[str, FileHeader] = {}
+        wanted: list[str] = []
+        for rel in rels:
+            found = scan.fresh.get(rel)
+            if found is not None:
+                out[rel] = found
+            elif rel in scan.stats:
+                wanted.append(rel)
+        light: Mapping[str, LightHeader] = {}
+        if wanted:
+            light = light_by_rel if light_by_rel is not None else {h.rel: h for h in scan.lights}
+        for i in range(0, len(wanted), SQL_VARIABLES):
+            part = wanted[i : i + SQL_VARIABLES]
+            marks = ",".join("?" * len(part))
+            for rel, title, purpose, parsed, tokens in self._store.conn.execute(
+                f"SELECT path, title, purpose, parsed, tokens FROM headers WHERE path IN ({marks})",
+                part,
+            ):
+                decoded = _decode(parsed)
+                lh = light[rel]
+                if decoded is None:
+                    out[rel] = read_header(base, scan.stats[rel])
+                    continue
+                keys, front, derived, derivable = decoded
+                out[rel] = FileHeader(
+                    rel,
+                    lh.private,
+                    lh.bucket,
+                    lh.hash,
+                    title,
+                    keys,
+                    purpose,
+                    front,
+                    tokens_cached=tokens,
+                    derived=derived,
+                    derivable=derivable,
+                )
+        for rel in wanted:  # a row gone between the scan and now (another writer's prune)
+            if rel not in out:
+                out[rel] = read_header(base, scan.stats[rel])
+        return out
+
+    def every(self, base: BaseSnapshot) -> list[FileHeader]:
+        """Every in-scope file's full header, reading only files whose stat changed."""
+        scan = self.scan(base)
+        full = self.full(base, scan, [h.rel for h in scan.lights])
+        return [full[h.rel] for h in scan.lights]
+
+    def save(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> bool:
+        """Save re-read headers and their postings in one transaction; False when the index
+        was busy or read-only (the parse is still used in memory this time)."""
+        rows = [
+            (
+                f.rel,
+                f.size,
+                f.mtime_ns,
+                h.hash,
+                h.bucket,
+                h.title,
+                h.purpose,
+                json.dumps([h.keys, h.front, h.derived, h.derivable], ensure_ascii=False),
+                _stored(h.tokens),
+                int(bool(h.keys) and not h.derived),
+                int(h.derivable),
+            )
+            for f, h in fresh
+        ]
+        postings = self._store.keywords.rows_for(fresh)
+        paths = [(f.rel,) for f, _ in fresh]
+        try:
+            # Opportunistic, so it must not wait out a `kb index` holding the write lock:
+            # with the full busy timeout every route and boot meanwhile stalled 5 s.
+            wait_briefly(self._store.conn)
+            with self._store.conn:
+                self._store.conn.execute("BEGIN IMMEDIATE")
+                if self._store.keywords.has_rows():
+                    self._store.keywords.drop([rel for (rel,) in paths])
+                self._store.conn.executemany(
+                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
+                )
+                self._store.keywords.write(postings)
+            return True
+        except sqlite3.Error:
+            return False
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                wait_fully(self._store.conn)
+
+
+def stat_digest(base: BaseSnapshot) -> str:
+    """What a stat pass's light headers depend on, besides cached rows keyed by the same
+    stats: the map's name and each in-scope file's path, size, mtime, privacy and problem
+    (`scan_lights`). The header cache's version is not in it: a new version drops the table."""
+    # `_blake2` is the C module `hashlib.blake2b` comes from; `hashlib` itself loads OpenSSL
+    # (5 ms of import on every question, for a digest it does not need)
+    from _blake2 import blake2b
+
+    h = blake2b(digest_size=20)
+    h.update(f"{base.map_rel}\n".encode("utf-8", "surrogatepass"))
+    h.update(
+        "\n".join(
+            f"{f.rel}\t{f.size}\t{f.mtime_ns}\t{int(f.private)}\t{f.problem or ''}"
+            for f in base.files
+        ).encode("utf-8", "surrogatepass")
+    )
+    return str(h.hexdigest())
+
+
+def content_hash(data: bytes) -> str:
+    """A stable 64-bit digest used only to skip unchanged files (not a security boundary)."""
+    # Imported here: hashlib loads OpenSSL (~3 ms), and a question over an unchanged base
+    # hashes nothing.
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+def _stored(sets: TokenSets | None) -> str | None:
+    """What the cache keeps of the token sets: title, stem and purpose tokens and the key
+    norms; the bag and phrases are rebuilt from the norms by `sets_from_norms`."""
+    if sets is None:
+        return None
+    return json.dumps([sets[2], sets[3], sets[4], sets[5]], ensure_ascii=False)
+
+
+def _sets(keys: tuple[str, ...], tokens: str) -> TokenSets | None:
+    """Token sets from a cache row's keys and `tokens` column; None when damaged."""
+    try:
+        title, stem, summary, norms = json.loads(tokens)
+        if len(norms) != len(keys):
+            return None
+        return sets_from_norms(keys, tuple(norms), tuple(title), tuple(stem), tuple(summary))
+    except (ValueError, TypeError):
+        return None
+
+
+def token_sets_of(h: FileHeader) -> TokenSets | None:
+    """A header's token sets: parsed now, or decoded from the cache; None when absent or
+    damaged (the caller then tokenises the keys itself: slower, never wrong)."""
+    if h.tokens is not None:
+        return h.tokens
+    if h.tokens_cached is None:
+        return None
+    try:
+        title, stem, summary, norms = json.loads(h.tokens_cached)
+        if len(norms) != len(h.keys):
+            return None
+        return sets_from_norms(h.keys, tuple(norms), tuple(title), tuple(stem), tuple(summary))
+    except (ValueError, TypeError):
+        return None
+
+
+def _decode(
+    parsed: str,
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], bool, bool] | None:
+    """A cached row's keys, front matter and the two derivation flags; None when the row is
+    not in the expected shape (a damaged cache row then costs one re-read of the file, never
+    a wrong answer)."""
+    try:
+        keys, front, derived, derivable = json.loads(parsed)
+        return tuple(keys), tuple((k, v) for k, v in front), bool(derived), bool(derivable)
+    except (ValueError, TypeError):
+        return None
+
+
+def read_header(base: BaseSnapshot, f: FileStat) -> FileHeader:
+    """The file's header, read through kb.io.safe_read: a file refused there (a link, a
+    swapped file, a private one under a public name) is unreadable, with the reason."""
+    if f.problem is not None:  # a name the walk refused (kb.io.walk.BAD_NAME)
+        return FileHeader(f.rel, f.private, "unreadable", "", "", (), f.problem, ())
+    got = read_note(base, f.rel)
+    if isinstance(got, Refused):
+        return FileHeader(
+            f.rel, f.private, "unreadable", "", "", (), got.reason, (), raced=got.raced
+        )
+    data = got.data
+    text = got.text()
+    if text is None:
+        return FileHeader(f.rel, f.private, "unreadable", "", "", (), "not valid UTF-8", ())
+    parsed = parse_note(base.map_rel, f.rel, text)
+    tokens = (
+        token_sets(stem_of(f.rel), parsed.title, parsed.keys, parsed.purpose)
+        if parsed.keys or parsed.derivable
+        else None
+    )
+    return FileHeader(
+        f.rel,
+        f.private,
+        parsed.bucket,
+        content_hash(data),
+        parsed.title,
+        parsed.keys,
+        parsed.purpose,
+        front_matter(text),
+        tokens,
+        derived=parsed.derived,
+        derivable=parsed.derivable,
+    )

@@ -1,0 +1,176 @@
+"""The text index held in memory (kb.pure.warmtext): read in one snapshot through a
+connection of its own, shared by every open store of the same index file, held while the
+index is still the one it was read from, and confirmed before each question.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from typing import TYPE_CHECKING, Any
+
+from kb.io.store import vocabulary
+from kb.io.store.schema import StoreError
+from kb.io.store.textreader import _stored_words
+from kb.io.store.vocabulary import VOCAB_VIEW_SQL, averages_of, structure_of
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from kb.io.store.database import Store
+    from kb.pure.warmtext import WarmText
+
+
+class WarmCopy:
+    """One store's in-memory copy of its text index, if it holds one."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        # The copy held, and the (data_version, total_changes) of the store's connection it
+        # was last confirmed at: None when the store answers from SQL.
+        self._held: WarmText | None = None
+        self._seen: tuple[int, int] | None = None
+
+    def reconnected(self) -> None:
+        """The store's connection was opened again: the copy is confirmed through the new one."""
+        self._seen = None
+
+    def read(self) -> WarmText | None:
+        """This base's text index read into memory, through a connection of its own (so a
+        thread may read it while questions use `conn`), in one read transaction (so the
+        stamp and the rows are one state). Not yet used: `install` holds it. None
+        when the index cannot be read or does not fit (an older index without stored
+        counts or spans, a count too large to pack); an index in memory is read through
+        its only connection."""
+        from kb.pure.warmtext import ChunkFacts, FileFacts, StemRules, Unpackable, warm_text
+
+        own = self._store.reopens
+        try:
+            conn = self._store.connect_apart() if own else self._store.conn
+        except (sqlite3.Error, StoreError, OSError):
+            return None
+        try:
+            conn.execute(VOCAB_VIEW_SQL)
+            conn.execute("BEGIN")
+            try:
+                stamp = _warm_stamp(conn)
+                shared = _shared_warm(self._store.path) if own else None
+                if shared is not None and shared.stamp == stamp:
+                    return shared  # another open Memory of this index read it already
+                chunks, tokens = averages_of(conn)
+                held = int(conn.execute("SELECT COUNT(*) FROM chunk_counts").fetchone()[0])
+                if held != chunks:
+                    return None  # chunks without stored counts: an older index
+                terms = conn.execute("SELECT term, doc FROM temp.kb_vocab").fetchall()
+                pages = int(conn.execute("SELECT COUNT(*) FROM chunk_spans").fetchone()[0])
+                stored = [
+                    ChunkFacts(int(rowid), str(heading or ""), *_stored_words(str(words_of)))
+                    for rowid, heading, words_of in conn.execute(
+                        "SELECT k.rowid, c.heading_path, k.counts FROM chunk_counts k "
+                        "JOIN chunks c ON c.rowid = k.rowid ORDER BY k.rowid"
+                    )
+                ]
+                files = [
+                    FileFacts(str(b), str(p), int(first), int(last), bool(private))
+                    for b, p, first, last, private in conn.execute(
+                        "SELECT s.base, s.path, s.first, s.last, f.private FROM chunk_spans s "
+                        "JOIN files f ON f.base = s.base AND f.path = s.path"
+                    )
+                ]
+            finally:
+                conn.execute("COMMIT")
+            # the bounds the SQL path reads, where they are set, so both find the same words
+            rules = StemRules(
+                vocabulary.STEM_SCAN_MAX, vocabulary.STEM_CLASS_MAX, vocabulary.PRUNE_MIN_CHUNKS
+            )
+            warm = warm_text(stamp, rules, chunks, tokens, terms, stored, files, pages)
+            if own:
+                _share_warm(self._store.path, warm)
+            return warm
+        except (sqlite3.Error, ValueError, TypeError, IndexError, Unpackable):
+            return None
+        finally:
+            if own:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+
+    @property
+    def reads_apart(self) -> bool:
+        """Whether `read` reads through a connection of its own (not an index in memory)."""
+        return self._store.reopens
+
+    def install(self, warm: WarmText) -> bool:
+        """Hold `warm` if the index is still the one it was read from (checked through this
+        store's own connection); False, and nothing held, if a write came between."""
+        try:
+            if _warm_stamp(self._store.conn) != warm.stamp:
+                return False
+            self._held = warm
+            self._seen = (self._data_version(), self._store.conn.total_changes)
+        except sqlite3.Error:
+            return False
+        return True
+
+    def load(self) -> WarmText | None:
+        """`read` then `install`, in this thread."""
+        warm = self.read()
+        return warm if warm is not None and self.install(warm) else None
+
+    def _data_version(self) -> int:
+        return int(self._store.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def confirm(self) -> bool:
+        """Whether the in-memory copy still is the index: nothing written since it was last
+        confirmed (by another connection, `data_version`, or this one, `total_changes`), or
+        its stamp unchanged by what was written. A stale copy is dropped (`load` reads
+        it again)."""
+        warm = self._held
+        if warm is None:
+            return False
+        try:
+            seen = (self._data_version(), self._store.conn.total_changes)
+            if seen != self._seen:
+                if _warm_stamp(self._store.conn) != warm.stamp:
+                    self._held = self._seen = None
+                    return False
+                self._seen = seen
+        except sqlite3.Error:
+            self._held = self._seen = None
+            return False
+        return True
+
+    @property
+    def held(self) -> WarmText | None:
+        """The in-memory copy as last confirmed (`confirm`), or None."""
+        return self._held
+
+
+# Copies of text indexes held in memory, by index file, while some Store holds them: the
+# daemon keeps up to eight Memories of one fleet (by cwd, paths and scope), and each would
+# otherwise read and hold its own copy of every base (about 116 MB at 10,000 notes). Made
+# on first use: a one-shot verb never imports weakref for it.
+_SHARED: Any = None
+
+
+def _shared_warm(path: Path) -> WarmText | None:
+    found: WarmText | None = _SHARED.get(path) if _SHARED is not None else None
+    return found
+
+
+def _share_warm(path: Path, warm: WarmText) -> None:
+    global _SHARED
+    if _SHARED is None:
+        import weakref
+
+        _SHARED = weakref.WeakValueDictionary()
+    _SHARED[path] = warm
+
+
+def _warm_stamp(conn: sqlite3.Connection) -> bytes:
+    """What an in-memory copy of a text index must match (`WarmCopy.read`): the FTS5
+    structure record and the private files (a file declared private may change no chunk)."""
+    private = conn.execute(
+        "SELECT base, path FROM files WHERE private = 1 ORDER BY base, path"
+    ).fetchall()
+    listed = "\n".join(f"{b}\t{p}" for b, p in private)
+    return structure_of(conn) + b"\0" + listed.encode("utf-8", "surrogatepass")
