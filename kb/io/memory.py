@@ -10,14 +10,12 @@ base's text index in memory: `Memory.warm`, kb.pure.warmtext).
 from __future__ import annotations
 
 import _thread  # the C lock: `threading` costs a hot verb about 1 ms to import
-import enum
 import functools
 import os
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
-from attrs import evolve, frozen
+from attrs import evolve
 
 if TYPE_CHECKING:
     from threading import Thread
@@ -26,28 +24,28 @@ if TYPE_CHECKING:
     from kb.pure.listing import Facets, Row
     from kb.pure.remember import Remembered
 
-from kb.io import clock
+from kb.io import clock, textsearch
+from kb.io.opened import Answer as Answer
+from kb.io.opened import OpenBase as OpenBase
+from kb.io.opened import OpenError as OpenError
+from kb.io.opened import RecallLoss as RecallLoss
+from kb.io.opened import Scope as Scope
 from kb.io.store import (
     FileHeader,
-    HeaderScan,
-    LightHeader,
     Store,
     StoreError,
     db_path,
-    match_expression,
     token_sets_of,
 )
 from kb.io.walk import (
-    BaseSnapshot,
     WalkError,
     discover,
     enclosing_root,
     expand_roots,
-    fleet_manifest,
 )
 from kb.pure.aliases import expand, expand_query, expansion_sources
 from kb.pure.calibration import Calibration, fleet_calibration, known_share, language_of
-from kb.pure.election import AgentChoice, choose_agent_by_keyword
+from kb.pure.election import choose_agent_by_keyword
 from kb.pure.entries import (
     Entry,
     Parsed,
@@ -57,8 +55,7 @@ from kb.pure.entries import (
     prepared_from,
     token_sets,
 )
-from kb.pure.fusion import Found, Passage, TextHit, fuse, opening_excerpt
-from kb.pure.header import field_folded
+from kb.pure.fusion import Found, TextHit, fuse
 from kb.pure.keyword import (
     W_KEYWORD,
     KeywordHit,
@@ -68,7 +65,6 @@ from kb.pure.keyword import (
     rank_prepared,
     term_prefixes,
 )
-from kb.pure.paths import folder_of, kind_of, layer_of, stem_of
 from kb.pure.shortfall import shortfall
 from kb.pure.suggest import (
     SUGGEST_FLOOR,
@@ -80,14 +76,8 @@ from kb.pure.suggest import (
     word_bound,
 )
 from kb.pure.textrank import (
-    Candidate,
-    Scored,
     TextStats,
     evidence_weights,
-    file_text_score,
-    fleet_stats,
-    page_score,
-    score_chunks,
     term_weights,
 )
 from kb.pure.tokens import question_terms
@@ -107,12 +97,6 @@ TEXT_OVERSAMPLE = 6
 # time. On til-dev (9 bases) 15 a base ranked exactly as 30 did at 60% of the time; 10 lost
 # one top-1. Fixed, so asking for more results never reorders the first ones.
 BASE_CANDIDATES = 15
-PATHS_SHOWN = 8
-# How many files, best chunk first, are also scored as whole pages (`_file_scores`): each
-# costs a read of its chunks' word lists. On pydocs (fused top-1 / top-5 of 88): every
-# ranked file (about 16) 54 / 77 at 29 ms a question; the first 10, 54 / 78 at 20 ms; the
-# first 5, 53 / 73 at 15 ms (best chunks alone: 50 / 73 at 12 ms).
-PAGE_CANDIDATES = 10
 DEFAULT_TOP = 5
 # How often a warming thread reads one base again when a write made its read stale before
 # it was installed: a base written to without pause answers from SQLite until it rests.
@@ -147,62 +131,6 @@ def serialised(
 
     functools.update_wrapper(locked, method)
     return locked
-
-
-class Scope(enum.Enum):
-    PUBLIC = "Public"
-    ALL = "All"
-
-
-class OpenError(Exception):
-    """The memory could not be opened: a base could not be read or its index opened."""
-
-
-@frozen
-class Answer:
-    question: str
-    terms: tuple[str, ...]
-    found: tuple[Found, ...]
-    confidence: Confidence
-    agent: AgentChoice | None
-    keyword_top: str | None
-    keyword_hits: tuple[KeywordHit, ...]
-    # (base, path) of served files whose text differs from what the index holds (or that
-    # were never indexed): their passages may be stale, so every surface says so.
-    changed: frozenset[tuple[str, str]] = frozenset()
-
-
-@frozen
-class RecallLoss:
-    question: str
-    looked_like: tuple[str, ...]
-    date: str
-    log: str
-    error: str | None
-
-    @property
-    def recorded(self) -> bool:
-        return self.error is None
-
-
-class OpenBase:
-    """One opened base: its walk, its stat pass, and its full headers, decoded from the
-    cache on first use (a question never asks for them: it reads postings)."""
-
-    def __init__(self, snapshot: BaseSnapshot, scan: HeaderScan, store: Store) -> None:
-        self.snapshot = snapshot
-        self.scan = scan
-        self._store = store
-
-    @functools.cached_property
-    def light(self) -> dict[str, LightHeader]:
-        return {h.rel: h for h in self.scan.lights}
-
-    @functools.cached_property
-    def headers(self) -> tuple[FileHeader, ...]:
-        rels = [h.rel for h in self.scan.lights]
-        full = self._store.headers.full(self.snapshot, self.scan, rels, self.light)
-        return tuple(full[rel] for rel in rels)
 
 
 class Memory:
@@ -639,7 +567,7 @@ class Memory:
     def search_text(self, terms: Sequence[str], limit: int) -> list[TextHit]:
         """The best chunks on the fleet-wide scale, with their text and excerpts."""
         stubs, exprs, _, _ = self._ranked_text(terms, limit)
-        details = self._details(stubs, exprs)
+        details = textsearch.details(self._stores, stubs, exprs)
         return [
             evolve(
                 stub,
@@ -658,150 +586,14 @@ class Memory:
     def _ranked_text(
         self, terms: Sequence[str], limit: int
     ) -> tuple[list[TextHit], list[str], TextStats, dict[tuple[str, str], float]]:
-        """One text ranking over every open base, as stubs (base, path, rowid, score; no
-        text yet), and each base's MATCH expression, so passages are fetched only for the
-        files an answer keeps. Each base's own index picks its best `BASE_CANDIDATES`
-        chunks (more when `limit` asks for more); they are scored again on the fleet's
-        scale (`kb.pure.textrank`) and merged by that score. The index's own private column
-        can be stale (a folder declared private after it was indexed), so every chunk must
-        also be a file this open found in scope. The last value is each ranked file's text
-        score: its best chunk's, averaged with its page's when it has several chunks
-        (`textrank.file_text_score`)."""
-        candidates: list[Candidate] = []
-        exprs: list[str] = []
-        stats: list[TextStats] = []
-        forms: dict[str, set[str]] = {t: {t} for t in terms}
-        per_base = max(BASE_CANDIDATES, limit // TEXT_OVERSAMPLE)
-        if not terms or limit <= 0:
-            return [], ["" for _ in self._stores], fleet_stats(()), {}
-        if self._warm:
+        """The text ranking over every open base (kb.io.textsearch.ranked_text), each base's
+        index asked for its best `BASE_CANDIDATES` chunks, or more when `limit` asks."""
+        if self._warm and terms and limit > 0:
             self._rewarm()
-        ranked: list[tuple[int, list[tuple[int, str, str]]]] = []
-        for i, (store, scope) in enumerate(zip(self._stores, self._in_scope, strict=True)):
-            base_stats, variants = store.vocabulary.text_stats(terms)
-            stats.append(base_stats)
-            for t, found in variants.items():
-                forms.setdefault(t, {t}).update(found)
-            words = [w for t in terms for w in variants.get(t, (t,))]
-            rows: list[tuple[int, str, str]]
-            # `holds_none` and `rank` through the Store, where tests count and stand in for them
-            if store.holds_none(words):
-                # the expression the ranking would have built (absent words are never
-                # pruned as too common), and no rows: nothing here can match
-                expr, rows = match_expression(dict.fromkeys(words)), []
-            else:
-                expr, rows = store.rank(words, per_base, self.include_private)
-            exprs.append(expr)
-            ranked.append((i, [(rowid, base, path) for rowid, base, path in rows if path in scope]))
-        fleet = fleet_stats(stats)
-        stem_forms = {t: frozenset(v) for t, v in forms.items()}
-        # Counted once every base has named its words: a warm base counts only the words
-        # scoring reads, and another base's variants are among them.
-        every_form = {f for v in stem_forms.values() for f in v}
-        for i, kept in ranked:
-            store = self._stores[i]
-            counted = store.text.chunk_counts([rowid for rowid, _, _ in kept], every_form)
-            texts = store.text.chunk_texts([rowid for rowid, _, _ in kept if rowid not in counted])
-            for rowid, base, path in kept:
-                if rowid in counted:
-                    heading, counts = counted[rowid]
-                    candidates.append(Candidate(base, path, rowid, i, heading, "", counts))
-                elif rowid in texts:
-                    candidates.append(Candidate(base, path, rowid, i, *texts[rowid]))
-        scored = score_chunks(terms, candidates, fleet, stem_forms)[:limit]
-        file_scores = self._file_scores(scored, terms, fleet, stem_forms)
-        stubs = [
-            TextHit(
-                s.candidate.base,
-                s.candidate.path,
-                s.candidate.heading_path,
-                "",
-                "",
-                None,
-                None,
-                None,
-                rowid=s.candidate.rowid,
-                source=s.candidate.source,
-                score=s.score,
-                matched=s.matched,
-            )
-            for s in scored
-        ]
-        return stubs, exprs, fleet, file_scores
-
-    def _file_scores(
-        self,
-        scored: Sequence[Scored],
-        terms: Sequence[str],
-        fleet: TextStats,
-        variants: dict[str, frozenset[str]],
-    ) -> dict[tuple[str, str], float]:
-        """Each ranked file's text score (`textrank.file_text_score`): the page of a file
-        with several chunks is scored from its chunks' counts, on the fleet's scale (the
-        same word weights; its length against the fleet's mean page)."""
-        best: dict[tuple[str, str], float] = {}
-        best_words: dict[tuple[str, str], tuple[str, ...]] = {}
-        by_store: dict[int, dict[str, str]] = {}  # store -> path -> base
-        for s in scored:
-            key = (s.candidate.base, s.candidate.path)
-            if key not in best:
-                best[key] = s.score
-                best_words[key] = s.matched
-                if len(best) <= PAGE_CANDIDATES:
-                    by_store.setdefault(s.candidate.source, {})[s.candidate.path] = key[0]
-        pages = sum(store.text.page_total() for store in self._stores)
-        average = fleet.tokens / pages if pages else 0.0
-        weights = term_weights(terms, fleet)
-        out = dict(best)
-        forms = {f for t in terms for f in variants.get(t, frozenset({t}))}
-        for i, paths in by_store.items():
-            by_base: dict[str, list[str]] = {}
-            for path, base in paths.items():
-                by_base.setdefault(base, []).append(path)
-            counted = {
-                (base, path): counts
-                for base, rels in by_base.items()
-                for path, counts in self._stores[i].text.page_counts(base, rels, forms).items()
-            }
-            for key, counts in counted.items():
-                if key in best:
-                    out[key] = file_text_score(
-                        best[key],
-                        best_words[key],
-                        page_score(counts, weights, variants, average),
-                    )
-        return out
-
-    def _details(
-        self, stubs: Sequence[TextHit], exprs: Sequence[str]
-    ) -> dict[tuple[int, int], tuple[str, str, str, str | None, str | None, str | None]]:
-        """(store, rowid) -> the chunk's heading path, excerpt, text and file facts, fetched
-        from each base's index for exactly these stubs."""
-        wanted: dict[int, list[int]] = {}
-        for stub in stubs:
-            wanted.setdefault(stub.source, []).append(stub.rowid)
-        return {
-            (i, rowid): row
-            for i, rowids in wanted.items()
-            for rowid, row in self._stores[i].text.details(exprs[i], rowids).items()
-        }
-
-    def _with_passages(
-        self, found: Sequence[Found], stubs: Sequence[TextHit], exprs: Sequence[str]
-    ) -> tuple[Found, ...]:
-        kept = {(f.base, f.path) for f in found}
-        details = self._details([s for s in stubs if (s.base, s.path) in kept], exprs)
-        out: list[Found] = []
-        for f in found:
-            passages = tuple(
-                Passage(d[0], d[2], d[1], d[3], d[4])
-                for stub in stubs
-                if (stub.base, stub.path) == (f.base, f.path)
-                for d in [details.get((stub.source, stub.rowid))]
-                if d is not None
-            )
-            out.append(evolve(f, passages=passages))
-        return tuple(out)
+        per_base = max(BASE_CANDIDATES, limit // TEXT_OVERSAMPLE)
+        return textsearch.ranked_text(
+            self._stores, self._in_scope, self.include_private, terms, limit, per_base
+        )
 
     @serialised
     def ask(self, question: str, top: int = DEFAULT_TOP) -> Answer:
@@ -827,7 +619,11 @@ class Memory:
         confidence = judged(keyword, {(t.base, t.path) for t in text}, self.entry_count(), evidence)
         agent = choose_agent_by_keyword(keyword, self.routable_agents())
         first = keyword[0].entry if keyword else None
-        found = self._completed(self._with_passages(fused[:top], text, exprs))
+        found = textsearch.completed(
+            self.bases,
+            self._stores,
+            textsearch.with_passages(self._stores, fused[:top], text, exprs),
+        )
         return Answer(
             question=question,
             terms=tuple(terms),
@@ -838,63 +634,6 @@ class Memory:
             keyword_hits=tuple(keyword),
             changed=frozenset((f.base, f.path) for f in found if self.changed_since_indexed(f)),
         )
-
-    def _completed(self, found: Sequence[Found]) -> tuple[Found, ...]:
-        """What a caller handing results on needs of every file: its absolute path, a title
-        (its header's, else its file name's stem) and purpose, and at least one passage (a
-        file found by its keys alone gets its opening chunk)."""
-        named: dict[str, list[int]] = {}
-        for n, b in enumerate(self.bases):
-            named.setdefault(b.snapshot.name, []).append(n)
-
-        def holder(f: Found) -> int | None:
-            # Two open bases may share a folder name: the one that holds this file in
-            # scope is its base; when more than one does, none is guessed at.
-            held = [n for n in named.get(f.base, ()) if f.path in self.bases[n].light]
-            return held[0] if len(held) == 1 else None
-
-        where = {(f.base, f.path): holder(f) for f in found}
-        untitled: dict[int, list[str]] = {}
-        bare: dict[int, list[str]] = {}
-        for f in found:
-            at = where[(f.base, f.path)]
-            if at is None:
-                continue
-            if not f.title or not f.purpose:
-                untitled.setdefault(at, []).append(f.path)
-            if not f.passages:
-                bare.setdefault(at, []).append(f.path)
-        headers = {
-            (i, rel): h
-            for i, rels in untitled.items()
-            for rel, h in self._stores[i]
-            .headers.full(self.bases[i].snapshot, self.bases[i].scan, rels, self.bases[i].light)
-            .items()
-        }
-        openings = {
-            (i, rel): chunk
-            for i, rels in bare.items()
-            for rel, chunk in self._stores[i]
-            .text.opening_chunks(self.bases[i].snapshot.name, rels)
-            .items()
-        }
-        out: list[Found] = []
-        for f in found:
-            at = where[(f.base, f.path)]
-            if at is None:
-                out.append(evolve(f, title=f.title or stem_of(f.path)))
-                continue
-            h = headers.get((at, f.path))
-            title = f.title or (h.title if h is not None else "") or stem_of(f.path)
-            purpose = f.purpose or (h.purpose if h is not None else "")
-            passages = f.passages
-            opening = openings.get((at, f.path))
-            if not passages and opening is not None:
-                heading, body, provenance, stage = opening
-                passages = (Passage(heading, body, opening_excerpt(body), provenance, stage),)
-            file = str(self.bases[at].snapshot.root / f.path)
-            out.append(evolve(f, title=title, purpose=purpose, passages=passages, file=file))
-        return tuple(out)
 
     def _known_words(self, words: Sequence[str], key_words: frozenset[str]) -> set[str]:
         """The words some note in scope holds: in its keys, title, file name or purpose
@@ -1042,30 +781,10 @@ class Memory:
     @serialised
     def list(self, facets: Facets | None = None) -> list[Row]:
         """The files in scope that pass `facets` (all of them without)."""
-        # Imported here, as in describe and fleet_card: a question never lists nor describes,
-        # and these modules' classes cost a process that asks one about a millisecond each.
-        from kb.pure.listing import Facets, Row, matches
+        # Imported here, as in describe and fleet_card: a question never lists nor describes.
+        from kb.io.listing import rows_of
 
-        facets = Facets() if facets is None else facets
-        rows: list[Row] = []
-        for b in self.bases:
-            for h in b.headers:
-                if h.bucket == "unreadable":  # not text: discovery skips it on every surface
-                    continue
-                row = Row(
-                    base=b.snapshot.name,
-                    path=h.rel,
-                    title=h.title,
-                    kind=kind_of(h.rel),
-                    layer=layer_of(h.rel),
-                    folder=folder_of(h.rel),
-                    provenance=field_folded(h.front, "provenance"),
-                    stage=field_folded(h.front, "stage"),
-                    private=h.private,
-                )
-                if matches(row, facets):
-                    rows.append(row)
-        return rows
+        return rows_of(self.bases, facets)
 
     @serialised
     def describe(self) -> str:
@@ -1076,22 +795,6 @@ class Memory:
     @serialised
     def fleet_card(self) -> tuple[Card, tuple[Member, ...]]:
         """The fleet's card and its members, from the manifests (what `kb fleet` prints)."""
-        from kb.pure.fleetcard import Member, card
+        from kb.io.listing import card_of
 
-        first = self.opened[0]
-        fallback = Path(first).name or first
-        fleet = card(fleet_manifest(first), fallback)
-        # A base private as a whole (the person) is not named without --all: its name and
-        # its root path say whose it is.
-        members = tuple(
-            Member(
-                name=card(b.snapshot.agent_manifest, b.snapshot.agent_name).name,
-                root=b.snapshot.given,
-                role=b.snapshot.agent_manifest.first("role"),
-                # private as a whole by the person rule, not by its own `private =` line
-                person=b.snapshot.private.whole and not b.snapshot.private.declared,
-            )
-            for b in self.bases
-            if self.include_private or not b.snapshot.private.whole
-        )
-        return fleet, members
+        return card_of(self.opened[0], self.bases, self.include_private)

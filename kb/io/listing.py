@@ -1,0 +1,65 @@
+"""`kb list` and `kb fleet` over an open fleet: the rows of every file in scope that pass
+the facets, and the fleet's card with its members (kb.pure.listing and kb.pure.fleetcard
+decide; this reads the open bases and the manifests for them).
+
+Imported only by the verbs that list or describe: a question never does either, and these
+modules' classes cost a process that asks one about a millisecond each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from kb.io.opened import OpenBase
+from kb.io.walk import fleet_manifest
+from kb.pure.fleetcard import Card, Member, card
+from kb.pure.header import field_folded
+from kb.pure.listing import Facets, Row, matches
+from kb.pure.paths import folder_of, kind_of, layer_of
+
+
+def rows_of(bases: Sequence[OpenBase], facets: Facets | None) -> list[Row]:
+    """The files in scope that pass `facets` (all of them without)."""
+    facets = Facets() if facets is None else facets
+    rows: list[Row] = []
+    for b in bases:
+        for h in b.headers:
+            if h.bucket == "unreadable":  # not text: discovery skips it on every surface
+                continue
+            row = Row(
+                base=b.snapshot.name,
+                path=h.rel,
+                title=h.title,
+                kind=kind_of(h.rel),
+                layer=layer_of(h.rel),
+                folder=folder_of(h.rel),
+                provenance=field_folded(h.front, "provenance"),
+                stage=field_folded(h.front, "stage"),
+                private=h.private,
+            )
+            if matches(row, facets):
+                rows.append(row)
+    return rows
+
+
+def card_of(
+    first: str, bases: Sequence[OpenBase], include_private: bool
+) -> tuple[Card, tuple[Member, ...]]:
+    """The fleet's card (from the manifest at `first`, the first path opened) and its
+    members. A base private as a whole (the person) is not named without --all: its name
+    and its root path say whose it is."""
+    fallback = Path(first).name or first
+    fleet = card(fleet_manifest(first), fallback)
+    members = tuple(
+        Member(
+            name=card(b.snapshot.agent_manifest, b.snapshot.agent_name).name,
+            root=b.snapshot.given,
+            role=b.snapshot.agent_manifest.first("role"),
+            # private as a whole by the person rule, not by its own `private =` line
+            person=b.snapshot.private.whole and not b.snapshot.private.declared,
+        )
+        for b in bases
+        if include_private or not b.snapshot.private.whole
+    )
+    return fleet, members

@@ -1,0 +1,76 @@
+"""What an open fleet hands out: the answer to a question, the record of a refused one, and
+one opened base (its walk, its stat pass, its headers decoded on first use).
+
+Apart from kb.io.memory so that the values every surface reads are found without reading
+the Memory that makes them; kb.io.memory re-exports them.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+
+from attrs import frozen
+
+from kb.io.store import FileHeader, HeaderScan, LightHeader, Store
+from kb.io.walk import BaseSnapshot
+from kb.pure.election import AgentChoice
+from kb.pure.fusion import Found
+from kb.pure.keyword import KeywordHit
+from kb.pure.verdict import Confidence
+
+
+class Scope(enum.Enum):
+    PUBLIC = "Public"
+    ALL = "All"
+
+
+class OpenError(Exception):
+    """The memory could not be opened: a base could not be read or its index opened."""
+
+
+@frozen
+class Answer:
+    question: str
+    terms: tuple[str, ...]
+    found: tuple[Found, ...]
+    confidence: Confidence
+    agent: AgentChoice | None
+    keyword_top: str | None
+    keyword_hits: tuple[KeywordHit, ...]
+    # (base, path) of served files whose text differs from what the index holds (or that
+    # were never indexed): their passages may be stale, so every surface says so.
+    changed: frozenset[tuple[str, str]] = frozenset()
+
+
+@frozen
+class RecallLoss:
+    question: str
+    looked_like: tuple[str, ...]
+    date: str
+    log: str
+    error: str | None
+
+    @property
+    def recorded(self) -> bool:
+        return self.error is None
+
+
+class OpenBase:
+    """One opened base: its walk, its stat pass, and its full headers, decoded from the
+    cache on first use (a question never asks for them: it reads postings)."""
+
+    def __init__(self, snapshot: BaseSnapshot, scan: HeaderScan, store: Store) -> None:
+        self.snapshot = snapshot
+        self.scan = scan
+        self._store = store
+
+    @functools.cached_property
+    def light(self) -> dict[str, LightHeader]:
+        return {h.rel: h for h in self.scan.lights}
+
+    @functools.cached_property
+    def headers(self) -> tuple[FileHeader, ...]:
+        rels = [h.rel for h in self.scan.lights]
+        full = self._store.headers.full(self.snapshot, self.scan, rels, self.light)
+        return tuple(full[rel] for rel in rels)
