@@ -2,25 +2,32 @@
 the facets, and the fleet's card with its members (kb.pure.listing and kb.pure.fleetcard
 decide; this reads the open bases and the manifests for them).
 
-Imported only by the verbs that list or describe: a question never does either, and these
-modules' classes cost a process that asks one about a millisecond each.
+Imported only by the verbs that list or describe: a question never does either, and the
+rules' classes cost a process that asks one about a millisecond each.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kb.io.opened import OpenBase
 from kb.io.walk import fleet_manifest
-from kb.pure.fleetcard import Card, Member, card
 from kb.pure.header import field_folded
-from kb.pure.listing import Facets, Row, matches
 from kb.pure.paths import folder_of, kind_of, layer_of
+
+if TYPE_CHECKING:
+    from kb.pure.fleetcard import Card, Member
+    from kb.pure.listing import Facets, Row
 
 
 def rows_of(bases: Sequence[OpenBase], facets: Facets | None) -> list[Row]:
     """The files in scope that pass `facets` (all of them without)."""
+    # Each half imports its own rules: `kb fleet` never loads the listing's, nor `kb list`
+    # the fleet card's.
+    from kb.pure.listing import Facets, Row, matches
+
     facets = Facets() if facets is None else facets
     rows: list[Row] = []
     for b in bases:
@@ -49,6 +56,8 @@ def card_of(
     """The fleet's card (from the manifest at `first`, the first path opened) and its
     members. A base private as a whole (the person) is not named without --all: its name
     and its root path say whose it is."""
+    from kb.pure.fleetcard import Member, card
+
     fallback = Path(first).name or first
     fleet = card(fleet_manifest(first), fallback)
     members = tuple(
