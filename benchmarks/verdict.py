@@ -24,9 +24,9 @@ from attrs import evolve
 import kb.io.memory as memory_module
 from kb.io.indexer import index_bases
 from kb.io.memory import Memory
-from kb.pure import verdict
-from kb.pure.keyword import KeywordHit
-from kb.pure.verdict import Evidence
+from kb.pure.answering import verdict
+from kb.pure.answering.keyword import KeywordHit
+from kb.pure.answering.verdict import Evidence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import quality

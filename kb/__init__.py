@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
     from kb.io.memory import Answer, Memory, OpenError, Scope
     from kb.library import Indexed, IndexedBase, IndexFailed, WriteRefused, index, write_note
-    from kb.pure.fusion import Found, Passage
-    from kb.pure.verdict import Confidence, Verdict
+    from kb.pure.answering.fusion import Found, Passage
+    from kb.pure.answering.verdict import Confidence, Verdict
 
 __all__ = [
     "Answer",
@@ -54,10 +54,10 @@ _LAZY = {
     "Memory": "kb.io.memory",
     "OpenError": "kb.io.memory",
     "Scope": "kb.io.memory",
-    "Found": "kb.pure.fusion",
-    "Passage": "kb.pure.fusion",
-    "Confidence": "kb.pure.verdict",
-    "Verdict": "kb.pure.verdict",
+    "Found": "kb.pure.answering.fusion",
+    "Passage": "kb.pure.answering.fusion",
+    "Confidence": "kb.pure.answering.verdict",
+    "Verdict": "kb.pure.answering.verdict",
     "Indexed": "kb.library",
     "IndexedBase": "kb.library",
     "IndexFailed": "kb.library",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kb.io.memory import Answer
-from kb.pure.fusion import Found
+from kb.pure.answering.fusion import Found
 
 
 def page_text(found: Found) -> str:

@@ -4,7 +4,7 @@ The CLI, the MCP server, the reading room and other agent frameworks all call th
 none of them computes an answer itself. Opening walks each base once, validates the header
 cache with one stat pass, and builds the keyword index in memory; every question after that
 is pure computation plus one FTS5 query per base (none for a warm Memory, which holds each
-base's text index in memory: `Memory.warm`, kb.pure.warmtext).
+base's text index in memory: `Memory.warm`, kb.pure.answering.warmtext).
 """
 
 from __future__ import annotations
@@ -43,10 +43,10 @@ from kb.io.walk import (
     enclosing_root,
     expand_roots,
 )
-from kb.pure.aliases import expand, expand_query, expansion_sources
-from kb.pure.calibration import Calibration, fleet_calibration, known_share, language_of
-from kb.pure.election import choose_agent_by_keyword
-from kb.pure.entries import (
+from kb.pure.answering.aliases import expand, expand_query, expansion_sources
+from kb.pure.answering.calibration import Calibration, fleet_calibration, known_share, language_of
+from kb.pure.answering.election import choose_agent_by_keyword
+from kb.pure.answering.entries import (
     Entry,
     Parsed,
     Prepared,
@@ -55,8 +55,8 @@ from kb.pure.entries import (
     prepared_from,
     token_sets,
 )
-from kb.pure.fusion import Found, TextHit, fuse
-from kb.pure.keyword import (
+from kb.pure.answering.fusion import Found, TextHit, fuse
+from kb.pure.answering.keyword import (
     W_KEYWORD,
     KeywordHit,
     KeywordIndex,
@@ -65,8 +65,8 @@ from kb.pure.keyword import (
     rank_prepared,
     term_prefixes,
 )
-from kb.pure.shortfall import shortfall
-from kb.pure.suggest import (
+from kb.pure.answering.shortfall import shortfall
+from kb.pure.answering.suggest import (
     SUGGEST_FLOOR,
     SUGGEST_LIMIT,
     SuggestIndex,
@@ -75,13 +75,12 @@ from kb.pure.suggest import (
     part_score,
     word_bound,
 )
-from kb.pure.textrank import (
+from kb.pure.answering.textrank import (
     TextStats,
     evidence_weights,
     term_weights,
 )
-from kb.pure.tokens import question_terms
-from kb.pure.verdict import (
+from kb.pure.answering.verdict import (
     HIT_COVERAGE,
     Confidence,
     confidence_of,
@@ -89,6 +88,7 @@ from kb.pure.verdict import (
     judged,
     refused_as_unknown,
 )
+from kb.pure.tokens import question_terms
 
 KEYWORD_OVERSAMPLE = 4
 TEXT_OVERSAMPLE = 6
@@ -346,15 +346,14 @@ class Memory:
 
     def warm(self, wait: bool = True) -> int:
         """Hold this open fleet in memory for the questions to come: each base's text index
-        (`kb.pure.warmtext`: the same rankings, no SQL per question) and the keyword index.
-        For a caller that asks many questions of one open Memory (a server, an agent
-        framework, the resident kb); a one-shot verb never pays for it. At 10,000 notes it
-        takes about 5 s and 200 MB (benchmarks/README.md). With `wait=False` a thread of
-        its own reads it while questions are answered from SQLite meanwhile, with the same
-        answers. From then on, a base whose index another process rewrites is read again
-        the same way. Returns how many bases are held now (0 when not waiting); a base
-        whose index cannot be held (an older index, a count too large to pack) keeps
-        answering from SQLite."""
+        (`kb.pure.answering.warmtext`: the same rankings, no SQL per question) and the keyword
+        index. For a caller that asks many questions of one open Memory (a server, an agent
+        framework, the resident kb); a one-shot verb never pays for it. At 10,000 notes it takes
+        about 5 s and 200 MB (benchmarks/README.md). With `wait=False` a thread of its own reads it
+        while questions are answered from SQLite meanwhile, with the same answers. From then on, a
+        base whose index another process rewrites is read again the same way. Returns how many bases
+        are held now (0 when not waiting); a base whose index cannot be held (an older index, a
+        count too large to pack) keeps answering from SQLite."""
         with self._lock:
             self._warm = True
             self._queue_warm(range(len(self._stores)), wait)

@@ -14,10 +14,10 @@ from attrs import frozen
 
 from kb.io.store import FileHeader, HeaderScan, LightHeader, Store
 from kb.io.walk import BaseSnapshot
-from kb.pure.election import AgentChoice
-from kb.pure.fusion import Found
-from kb.pure.keyword import KeywordHit
-from kb.pure.verdict import Confidence
+from kb.pure.answering.election import AgentChoice
+from kb.pure.answering.fusion import Found
+from kb.pure.answering.keyword import KeywordHit
+from kb.pure.answering.verdict import Confidence
 
 
 class Scope(enum.Enum):

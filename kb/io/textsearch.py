@@ -3,7 +3,8 @@ chunks, one fleet-wide scale ranks them all, a file with several chunks is score
 page, and passages are fetched only for the files an answer keeps (kb.io.memory asks).
 
 Apart from the Memory because these steps hold no state of their own: they read the open
-bases' stores, and every rule they apply is kb.pure.textrank's or kb.pure.fusion's.
+bases' stores, and every rule they apply is kb.pure.answering.textrank's or
+kb.pure.answering.fusion's.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from attrs import evolve
 
 from kb.io.opened import OpenBase
 from kb.io.store import Store, match_expression
-from kb.pure.fusion import Found, Passage, TextHit, opening_excerpt
-from kb.pure.paths import stem_of
-from kb.pure.textrank import (
+from kb.pure.answering.fusion import Found, Passage, TextHit, opening_excerpt
+from kb.pure.answering.textrank import (
     Candidate,
     Scored,
     TextStats,
@@ -26,6 +26,7 @@ from kb.pure.textrank import (
     score_chunks,
     term_weights,
 )
+from kb.pure.paths import stem_of
 
 # How many files, best chunk first, are also scored as whole pages (`file_scores`): each
 # costs a read of its chunks' word lists. On pydocs (fused top-1 / top-5 of 88): every
@@ -46,7 +47,7 @@ def ranked_text(
     text yet), and each base's MATCH expression, so passages are fetched only for the
     files an answer keeps. Each base's own index picks its best `per_base`
     chunks; they are scored again on the fleet's
-    scale (`kb.pure.textrank`) and merged by that score. The index's own private column
+    scale (`kb.pure.answering.textrank`) and merged by that score. The index's own private column
     can be stale (a folder declared private after it was indexed), so every chunk must
     also be a file this open found in scope. The last value is each ranked file's text
     score: its best chunk's, averaged with its page's when it has several chunks

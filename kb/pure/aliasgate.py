@@ -105,7 +105,7 @@ def parse_reply(text: str) -> Reply:
 
 
 def alias_fires(question: str, alias: str) -> bool:
-    """Whether the alias would expand this question (kb.pure.aliases' matching rule)."""
+    """Whether the alias would expand this question (kb.pure.answering.aliases' matching rule)."""
     words = question_terms(question)
     alias_words = normalise(alias)
     if not alias_words:

@@ -34,11 +34,11 @@ from typing import Literal
 
 from attrs import frozen
 
-from kb.pure.fusion import Found, Passage
+from kb.pure.answering.fusion import Found, Passage
+from kb.pure.answering.verdict import Confidence, Verdict
 from kb.pure.names import printable
 from kb.pure.plural import counted
 from kb.pure.render import empty_base_text, shortfall_block
-from kb.pure.verdict import Confidence, Verdict
 
 Label = Literal["fast", "expanded", "complete"]
 

@@ -29,8 +29,8 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
+from kb.pure.answering.election import ascii_lower
 from kb.pure.classify import Judgement, Reviewer, RosterAgent
-from kb.pure.election import ascii_lower
 from kb.pure.plural import counted
 from kb.pure.render import verdict_line
 

@@ -43,7 +43,7 @@ from typing import Literal
 
 from attrs import frozen
 
-from kb.pure.entries import dead_keys, parse_note
+from kb.pure.answering.entries import dead_keys, parse_note
 from kb.pure.header import front_matter, header_of, lines_of
 from kb.pure.links import CITE_OPEN, citations, wikilinks
 from kb.pure.listing import PROVENANCES, STAGES

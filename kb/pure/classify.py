@@ -21,11 +21,11 @@ from typing import Literal
 
 from attrs import frozen
 
-from kb.pure.election import ascii_lower
-from kb.pure.fusion import Found
-from kb.pure.keyword import KeywordHit
+from kb.pure.answering.election import ascii_lower
+from kb.pure.answering.fusion import Found
+from kb.pure.answering.keyword import KeywordHit
+from kb.pure.answering.verdict import Confidence
 from kb.pure.paths import KINDS, kind_of
-from kb.pure.verdict import Confidence
 
 Coverage = Literal["covered", "adjacent", "uncovered"]
 

@@ -34,13 +34,13 @@ from typing import Any
 
 from attrs import frozen
 
-from kb.pure.election import AgentChoice, ascii_lower
-from kb.pure.fusion import Found
+from kb.pure.answering.election import AgentChoice, ascii_lower
+from kb.pure.answering.fusion import Found
+from kb.pure.answering.verdict import NOTHING_MARGIN, Confidence, Verdict
 from kb.pure.gold import GoldRow, answer_key, split_answer
 from kb.pure.jsonout import round6
 from kb.pure.plural import counted
 from kb.pure.triad import TriadScore, averages
-from kb.pure.verdict import NOTHING_MARGIN, Confidence, Verdict
 
 VERDICT_WORDS: dict[str, str] = {"hit": "hit", "guess": "guess", "nothing": "none"}
 

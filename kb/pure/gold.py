@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from attrs import frozen
 from returns.result import Failure, Result, Success
 
-from kb.pure.election import ascii_lower
+from kb.pure.answering.election import ascii_lower
 
 DECLINE = "-"
 

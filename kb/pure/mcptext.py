@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kb.pure.fusion import Found, looks_stale, no_agreement
-from kb.pure.keyword import KeywordHit
+from kb.pure.answering.fusion import Found, looks_stale, no_agreement
+from kb.pure.answering.keyword import KeywordHit
+from kb.pure.answering.verdict import Confidence
 from kb.pure.listing import Row, row_line
 from kb.pure.plural import counted
 from kb.pure.remember import NOTICE, Remembered, evidence_lines
 from kb.pure.render import CHANGED_LABEL, verdict_line
-from kb.pure.verdict import Confidence
 
 SHORT_LABEL = "  [short memory: recent, not distilled, not yet in the library]"
 
@@ -31,7 +31,7 @@ _AGREEMENT_WORDS = {2: "both", 1: "only one", 0: "neither"}
 
 def has_runner_up(keyword_hits: Sequence[KeywordHit]) -> bool:
     """Whether a second file scored on keywords: the margin is top / runner-up only then
-    (kb.pure.verdict.confidence_of writes 1.0 when there is none, which is not a tie)."""
+    (kb.pure.answering.verdict.confidence_of writes 1.0 when there is none, which is not a tie)."""
     return len(keyword_hits) > 1 and keyword_hits[1].score > 0
 
 

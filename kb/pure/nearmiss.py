@@ -25,8 +25,8 @@ from typing import Any
 
 from attrs import frozen
 
-from kb.pure.entries import Entry
-from kb.pure.fusion import Found
+from kb.pure.answering.entries import Entry
+from kb.pure.answering.fusion import Found
 from kb.pure.jsonout import round6, sorted_keys
 from kb.pure.misslog import Miss
 from kb.pure.names import printable

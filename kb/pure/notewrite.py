@@ -56,7 +56,7 @@ from collections.abc import Sequence
 from attrs import frozen
 from returns.result import Failure, Result, Success
 
-from kb.pure.entries import dead_keys
+from kb.pure.answering.entries import dead_keys
 from kb.pure.listing import PROVENANCES, STAGES
 from kb.pure.names import is_plain_component, is_usable_name, printable
 from kb.pure.plural import counted

@@ -22,13 +22,13 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from kb.pure.fusion import Found
+from kb.pure.answering.fusion import Found
+from kb.pure.answering.keyword import KeywordHit
+from kb.pure.answering.verdict import confidence_of
 from kb.pure.handoff import cut_bytes
-from kb.pure.keyword import KeywordHit
 from kb.pure.paths import layer_of
 from kb.pure.promote import TARGET_FOLDERS, Proposal
 from kb.pure.rejections import Row
-from kb.pure.verdict import confidence_of
 
 HOLDS_BYTES = 400
 

@@ -17,7 +17,7 @@ from typing import Literal
 
 from attrs import frozen
 
-from kb.pure.fusion import TextHit
+from kb.pure.answering.fusion import TextHit
 from kb.pure.jsonout import round6
 from kb.pure.plural import counted
 from kb.pure.tokens import normalise

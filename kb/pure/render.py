@@ -10,10 +10,10 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from kb.pure.fusion import Found, no_agreement
+from kb.pure.answering.fusion import Found, no_agreement
+from kb.pure.answering.shortfall import wrap
 from kb.pure.names import printable
 from kb.pure.plural import counted
-from kb.pure.shortfall import wrap
 
 PATHS_SHOWN = 8
 CHANGED_LABEL = "[changed since kb index: passages may be stale]"

@@ -48,7 +48,7 @@ from collections.abc import Iterable, Sequence
 from attrs import evolve, frozen
 from returns.result import Failure, Result, Success
 
-from kb.pure.election import ascii_lower
+from kb.pure.answering.election import ascii_lower
 from kb.pure.logbounds import MAX_TEXT_CHARS, cut, keep_recorded
 from kb.pure.names import printable
 from kb.pure.plural import counted

@@ -1,5 +1,5 @@
 """Edit distance, for the two places kb guesses what was meant by a misspelt word: a key word
-behind a refused question (kb.pure.suggest) and a verb the command line does not have.
+behind a refused question (kb.pure.answering.suggest) and a verb the command line does not have.
 
 Rules of this module:
 - The distance is the optimal string alignment distance: the fewest one-letter

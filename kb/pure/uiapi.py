@@ -33,16 +33,16 @@ from typing import Any
 
 from attrs import frozen
 
+from kb.pure.answering.election import AgentChoice
+from kb.pure.answering.fusion import Found
+from kb.pure.answering.keyword import KeywordHit
+from kb.pure.answering.verdict import Confidence
 from kb.pure.blocks import Block, invalidation_costs
 from kb.pure.checks import LINK_EXEMPT, Finding, stems_of
-from kb.pure.election import AgentChoice
-from kb.pure.fusion import Found
 from kb.pure.header import first_heading
 from kb.pure.jsonout import round6
-from kb.pure.keyword import KeywordHit
 from kb.pure.links import citations, wikilinks
 from kb.pure.paths import folder_of, layer_of, stem_of
-from kb.pure.verdict import Confidence
 
 Json = dict[str, Any]
 KEYWORDS_CHARTED = 8  # bars in the page's chart: enough to see the cliff below the top

@@ -14,10 +14,10 @@ from typing import Any
 import cattrs
 from attrs import frozen
 
-from kb.pure.election import AgentChoice
-from kb.pure.fusion import Found
+from kb.pure.answering.election import AgentChoice
+from kb.pure.answering.fusion import Found
+from kb.pure.answering.verdict import Confidence
 from kb.pure.jsonout import round6
-from kb.pure.verdict import Confidence
 
 PATHS_SHOWN = 8
 

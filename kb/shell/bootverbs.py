@@ -21,6 +21,8 @@ from kb.io.memory import Answer, Memory, OpenError
 from kb.io.safe_read import note_text
 from kb.io.walk import BaseSnapshot, fleet_manifest
 from kb.pure import briefing
+from kb.pure.answering.decompose import decompose_query
+from kb.pure.answering.election import ascii_lower
 from kb.pure.bootinput import (
     BootRequest,
     encodable,
@@ -29,8 +31,6 @@ from kb.pure.bootinput import (
     strip_envelopes,
 )
 from kb.pure.classify import Judgement, RosterAgent
-from kb.pure.decompose import decompose_query
-from kb.pure.election import ascii_lower
 from kb.pure.sessionname import safe_session
 from kb.shell.bootinputs import BootInput
 

@@ -20,7 +20,7 @@ from kb.io import misslog
 from kb.io.memory import DEFAULT_TOP, Answer, Memory, OpenError
 from kb.io.walk import fleet_manifest
 from kb.pure import aliasgate, evaluation, gold, nearmiss, triad
-from kb.pure.election import ascii_lower, choose_agent_fused
+from kb.pure.answering.election import ascii_lower, choose_agent_fused
 from kb.pure.jsonout import dumps
 from kb.pure.plural import counted
 from kb.shell.inputs import EvalInput, MissesInput

@@ -21,8 +21,8 @@ class RouteInput:
     hybrid: bool = False  # kept for old scripts: the terminal always shows the fused list
     json: bool = False
     all: bool = False
-    # `--context`: the served files as budgeted excerpts (kb.pure.context). The budgets are
-    # None when not given, so that giving one without --context can be refused.
+    # `--context`: the served files as budgeted excerpts (kb.pure.answering.context). The budgets
+    # are None when not given, so that giving one without --context can be refused.
     context: bool = False
     context_chars: int | None = field(default=None, validator=_budget)
     context_total: int | None = field(default=None, validator=_budget)

@@ -28,7 +28,7 @@ from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
 from kb.pure import blocks as blockspure
 from kb.pure import panel as pn
 from kb.pure import panelrender as render
-from kb.pure.election import ascii_lower
+from kb.pure.answering.election import ascii_lower
 from kb.pure.names import printable
 from kb.pure.notewrite import join
 from kb.shell.inputs import PanelInput

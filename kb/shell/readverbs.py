@@ -82,7 +82,7 @@ def route(inp: RouteInput) -> Outcome:
 def _route_context(memory: Memory, inp: RouteInput, answer: Answer, stderr: str) -> Outcome:
     """`--context`: the served files as budgeted excerpts, for a prompt (docs/context.md)."""
     from kb.io.served import served
-    from kb.pure.context import (
+    from kb.pure.answering.context import (
         DEFAULT_PER_FILE,
         DEFAULT_TOTAL,
         Budget,

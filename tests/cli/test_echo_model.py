@@ -7,9 +7,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from kb.pure.answering.fusion import Found
+from kb.pure.answering.verdict import Confidence
 from kb.pure.classify import RosterAgent, dossier, parse_reply
-from kb.pure.fusion import Found
-from kb.pure.verdict import Confidence
 from tests.conftest import REPO
 
 ECHO = REPO / "examples" / "fleet" / "models" / "echo_model.py"

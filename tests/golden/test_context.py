@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.pure.context import TOP_FLOOR, nbytes
+from kb.pure.answering.context import TOP_FLOOR, nbytes
 from tests.conftest import REPO, RunKb, _copy, check_golden
 
 FIXTURE = REPO / "tests" / "fixtures" / "context-fleet"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from kb import Memory
-from kb.pure.entries import dead_keys
+from kb.pure.answering.entries import dead_keys
 from kb.pure.header import header_of
 from kb.pure.links import wikilinks
 from kb.pure.style import dash_findings

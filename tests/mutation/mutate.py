@@ -35,25 +35,25 @@ EQUIVALENT = Path(__file__).with_name("equivalent.txt")
 # module name -> (the file mutated, the tests that hold its rules)
 MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "verdict": (
-        "kb/pure/verdict.py",
+        "kb/pure/answering/verdict.py",
         ("tests/unit/test_decisions.py", "tests/properties/test_verdict_properties.py"),
     ),
     "calibration": (
-        "kb/pure/calibration.py",
+        "kb/pure/answering/calibration.py",
         ("tests/unit/test_calibration.py", "tests/properties/test_verdict_properties.py"),
     ),
     "fusion": (
-        "kb/pure/fusion.py",
+        "kb/pure/answering/fusion.py",
         ("tests/unit/test_decisions.py", "tests/properties/test_rank_properties.py"),
     ),
     "textrank": (
-        "kb/pure/textrank.py",
+        "kb/pure/answering/textrank.py",
         ("tests/unit/test_decisions.py", "tests/properties/test_verdict_properties.py"),
     ),
     # the in-memory text index: its rule tests, and the property that a warm Memory answers
     # as a cold one (capped: each example indexes a fleet)
     "warmtext": (
-        "kb/pure/warmtext.py",
+        "kb/pure/answering/warmtext.py",
         ("tests/unit/test_warm_text.py", "tests/properties/test_warm_text_properties.py"),
     ),
     "privacy": (
@@ -95,7 +95,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("tests/unit/test_decisions.py",),
     ),
     "aliases": (
-        "kb/pure/aliases.py",
+        "kb/pure/answering/aliases.py",
         ("tests/unit/test_decisions.py", "tests/properties/test_retrieval_properties.py"),
     ),
     "checks": (

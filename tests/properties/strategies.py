@@ -15,7 +15,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from kb.pure.entries import Entry
+from kb.pure.answering.entries import Entry
 from kb.pure.header import first_heading, headings
 from kb.pure.tokens import normalise
 

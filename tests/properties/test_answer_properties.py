@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.pure import answer as core
-from kb.pure.fusion import Found, Passage
-from kb.pure.verdict import Confidence
+from kb.pure.answering.fusion import Found, Passage
+from kb.pure.answering.verdict import Confidence
 
 # Prose-like text: letters, accents, a multi-byte symbol, spaces, sentence ends, newlines.
 ALPHABET = st.sampled_from([*"abcdeé€ .\n", "\n\n", ". "])

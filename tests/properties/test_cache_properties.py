@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from kb.io.indexer import index_bases
 from kb.io.memory import Memory
 from kb.io.store import headers as store
-from kb.pure.entries import Entry, prepare, prepared_from, token_sets
+from kb.pure.answering.entries import Entry, prepare, prepared_from, token_sets
 from tests.properties.strategies import (
     MAP_NAMES,
     BaseSpec,

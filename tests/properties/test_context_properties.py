@@ -1,4 +1,4 @@
-"""Properties of `kb route --context` (kb.pure.context) over generated notes and budgets.
+"""Properties of `kb route --context` (kb.pure.answering.context) over generated notes and budgets.
 
 The output never exceeds the total budget except by the top hit's mandatory minimum; a
 table row is never split; every line printed comes from the served files (apart from the
@@ -12,7 +12,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.pure.context import (
+from kb.pure.answering.context import (
     ELLIPSIS,
     SEPARATOR,
     SHORT_LABEL,
@@ -106,7 +106,7 @@ def _source_lines(served: list[Served]) -> list[str]:
 
 
 def _added(line: str, served: list[Served]) -> bool:
-    """The lines kb.pure.context writes itself: headings, labels, `…`, `---`, blanks."""
+    """The lines kb.pure.answering.context writes itself: headings, labels, `…`, `---`, blanks."""
     if line in ("", ELLIPSIS, SEPARATOR):
         return True
     return any(line == f"## {s.title or s.id}" + (SHORT_LABEL if s.short else "") for s in served)

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from kb.io import misslog as misslog_io
 from kb.io.memory import Memory
+from kb.pure.answering.verdict import Confidence
 from kb.pure.misslog import Miss, ordered, parse, render
-from kb.pure.verdict import Confidence
 from tests.conftest import EXAMPLE_FLEET
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

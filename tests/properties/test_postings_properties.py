@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from kb.io.indexer import index_bases
 from kb.io.memory import Memory
-from kb.pure.suggest import suggest_among
+from kb.pure.answering.suggest import suggest_among
 from kb.pure.tokens import question_terms
 from tests.properties.strategies import BaseSpec, FleetSpec, NoteSpec, files_of, fleets, write_files
 from tests.properties.test_cache_properties import Change, apply, changes
@@ -152,7 +152,7 @@ def test_stored_chunk_counts_score_as_the_text_does(
     import json
 
     from kb.io.store import counts_from, counts_text
-    from kb.pure.textrank import Candidate, TextStats, counts_of, score_chunks
+    from kb.pure.answering.textrank import Candidate, TextStats, counts_of, score_chunks
 
     terms = question_terms(question)
     stats = TextStats(chunks=50, tokens=2000, df=tuple((t, 3) for t in terms))

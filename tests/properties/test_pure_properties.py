@@ -8,15 +8,15 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from kb.pure.aliases import expand
+from kb.pure.answering.aliases import expand
+from kb.pure.answering.entries import Entry, parse_note, prepare
+from kb.pure.answering.keyword import KeywordHit, KeywordIndex
+from kb.pure.answering.textrank import NO_STATS, TextStats, fleet_stats
+from kb.pure.answering.verdict import confidence_of, floor_for
 from kb.pure.chunking import chunk
-from kb.pure.entries import Entry, parse_note, prepare
 from kb.pure.header import first_heading, front_matter, header_of, terms_in
-from kb.pure.keyword import KeywordHit, KeywordIndex
 from kb.pure.manifest import PrivateLayer
-from kb.pure.textrank import NO_STATS, TextStats, fleet_stats
 from kb.pure.tokens import STOPWORDS, normalise
-from kb.pure.verdict import confidence_of, floor_for
 from tests.properties.strategies import alias_pairs, entries, questions
 
 PURE = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.pure.fusion import TextHit
+from kb.pure.answering.fusion import TextHit
 from kb.pure.remember import NOOP_AT, UPDATE_AT, measure, propose
 from kb.pure.tokens import normalise
 

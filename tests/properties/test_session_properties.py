@@ -9,6 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kb.pure.answering.decompose import decompose_query
 from kb.pure.blocks import (
     Block,
     BlockFile,
@@ -22,7 +23,6 @@ from kb.pure.blocks import (
 )
 from kb.pure.bootinput import ROUTE_BUDGET, routed_text, strip_envelopes
 from kb.pure.classify import MAX_PANEL, parse_reply
-from kb.pure.decompose import decompose_query
 from kb.pure.header import SEARCH_LABELS, labelled
 from kb.pure.session import safe_session
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from kb.pure.entries import Entry
-from kb.pure.spelling import distance, one_edit
-from kb.pure.suggest import (
+from kb.pure.answering.entries import Entry
+from kb.pure.answering.suggest import (
     EDIT_MIN,
     SUGGEST_FLOOR,
     SuggestIndex,
@@ -24,6 +23,7 @@ from kb.pure.suggest import (
     within_bound,
     word_bound,
 )
+from kb.pure.spelling import distance, one_edit
 from kb.pure.tokens import normalise, question_terms
 
 WORDS = [

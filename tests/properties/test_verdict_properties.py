@@ -9,7 +9,7 @@ from attrs import evolve
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.pure.calibration import (
+from kb.pure.answering.calibration import (
     EVERYDAY,
     Calibration,
     counted_words,
@@ -20,7 +20,7 @@ from kb.pure.calibration import (
     title_sample,
     title_words_known,
 )
-from kb.pure.textrank import (
+from kb.pure.answering.textrank import (
     Candidate,
     TextStats,
     counts_of,
@@ -31,7 +31,7 @@ from kb.pure.textrank import (
     score_chunks,
     term_weights,
 )
-from kb.pure.verdict import (
+from kb.pure.answering.verdict import (
     DECLARED_HIT_WORDS,
     HIT_COVERAGE,
     HIT_KEYWORD_LEAD,

@@ -1,4 +1,5 @@
-"""A warm Memory answers exactly as a cold one (kb.pure.warmtext against kb.io.store's SQL).
+"""A warm Memory answers exactly as a cold one (kb.pure.answering.warmtext against kb.io.store's
+SQL).
 
 The in-memory copy of each base's text index must give every question the answer the FTS5
 path gives: the same files, scores, passages, verdict and keyword hits, public and `--all`,

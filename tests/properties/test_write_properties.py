@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from kb.io import atomic, newtree
 from kb.io import notewrite as io_write
-from kb.pure.entries import dead_keys
+from kb.pure.answering.entries import dead_keys
 from kb.pure.header import front_matter, header_of
 from kb.pure.listing import PROVENANCES, STAGES
 from kb.pure.names import is_usable_name

@@ -45,7 +45,7 @@ import pytest
 
 from kb.io.lockfile import locked
 from kb.pure import rejections as rejection_rows
-from kb.pure.entries import parse_note
+from kb.pure.answering.entries import parse_note
 from kb.pure.session import Refused, Routed, event_line, parse_events
 from kb.pure.sources import parse_record
 from tests.stress.budget import scaled

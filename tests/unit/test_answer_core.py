@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from kb.pure import answer as core
-from kb.pure.fusion import Found, Passage
+from kb.pure.answering.fusion import Found, Passage
+from kb.pure.answering.verdict import Confidence
 from kb.pure.paths import Layer
-from kb.pure.verdict import Confidence
 
 
 def passage(heading: str, text: str) -> Passage:

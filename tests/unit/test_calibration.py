@@ -1,5 +1,5 @@
 """The fleet's known-share line, formula by formula (issue 25: each rule stated as the one
-it protects; the mutation run of kb/pure/calibration.py is killed by these)."""
+it protects; the mutation run of kb/pure/answering/calibration.py is killed by these)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.pure.calibration import (
+from kb.pure.answering.calibration import (
     EVERYDAY,
     NO_CALIBRATION,
     Calibration,
@@ -126,7 +126,7 @@ def test_a_note_with_no_chunk_gives_the_sample_no_title(tmp_path: Path) -> None:
 
 
 def test_a_title_word_in_no_chunk_is_not_known() -> None:
-    from kb.pure.calibration import title_words_known
+    from kb.pure.answering.calibration import title_words_known
 
     assert title_words_known("zebra crossing", 0, {}) == (0, 2)
     assert title_words_known("zebra crossing", 1, {"zebra": 2}) == (1, 2)

@@ -11,10 +11,9 @@ import math
 import pytest
 from attrs import evolve
 
-from kb.pure.aliases import expand, expand_query, expansion_sources
-from kb.pure.chunking import MAX_CHARS, OVERLAP_CHARS, chunk, windows
-from kb.pure.entries import Entry
-from kb.pure.fusion import (
+from kb.pure.answering.aliases import expand, expand_query, expansion_sources
+from kb.pure.answering.entries import Entry
+from kb.pure.answering.fusion import (
     EXCERPT_WORDS,
     KEYWORD_SHARE,
     Found,
@@ -26,8 +25,8 @@ from kb.pure.fusion import (
     no_agreement,
     opening_excerpt,
 )
-from kb.pure.keyword import KeywordHit
-from kb.pure.textrank import (
+from kb.pure.answering.keyword import KeywordHit
+from kb.pure.answering.textrank import (
     K1,
     W_HEADING,
     B,
@@ -40,7 +39,7 @@ from kb.pure.textrank import (
     score_chunks,
     term_weights,
 )
-from kb.pure.verdict import (
+from kb.pure.answering.verdict import (
     DECLARED_HIT_WORDS,
     HIT_COVERAGE,
     HIT_KEYWORD_LEAD,
@@ -61,6 +60,7 @@ from kb.pure.verdict import (
     unknown_to_fleet,
     verdict_of,
 )
+from kb.pure.chunking import MAX_CHARS, OVERLAP_CHARS, chunk, windows
 
 
 def entry(rel: str, keys: tuple[str, ...] = (), derived: bool = False, base: str = "ada") -> Entry:
@@ -585,7 +585,7 @@ def test_a_chunk_without_stored_counts_is_counted_from_its_text_and_heading() ->
 
 
 def test_a_page_is_normalised_by_its_length_against_the_mean_page() -> None:
-    from kb.pure.textrank import page_score
+    from kb.pure.answering.textrank import page_score
 
     weights = {"backup": 2.0}
     forms = {"backup": frozenset({"backup"})}
@@ -709,7 +709,7 @@ def test_no_chunks_or_tokens_means_no_length_normalisation() -> None:
 
 
 def test_a_page_counts_a_question_word_with_no_known_variants_as_itself() -> None:
-    from kb.pure.textrank import page_score
+    from kb.pure.answering.textrank import page_score
 
     score, held = page_score(({}, {"backup": 1}, 10), {"backup": 1.0}, {}, 10.0)
     assert score > 0 and held == {"backup"}
@@ -732,7 +732,7 @@ def test_short_windows_of_wide_characters_do_not_creep_one_character_at_a_time()
 def test_a_page_counts_every_form_of_a_question_word() -> None:
     """A question word's forms (its stem's spellings on the page) all count toward the page's
     score, as they do for a chunk: `backups` on the page answers `backup`."""
-    from kb.pure.textrank import page_score
+    from kb.pure.answering.textrank import page_score
 
     forms = {"backup": frozenset({"backup", "backups"})}
     with_forms, held = page_score(({}, {"backups": 2}, 10), {"backup": 1.0}, forms, 10.0)

@@ -8,11 +8,11 @@ import math
 from returns.result import Failure, Success
 
 from kb.pure import evaluation, gold, triad
-from kb.pure.election import choose_agent_fused
+from kb.pure.answering.election import choose_agent_fused
+from kb.pure.answering.fusion import Found
+from kb.pure.answering.verdict import Verdict
 from kb.pure.evaluation import ClassifierVerdict, RowFacts
-from kb.pure.fusion import Found
 from kb.pure.gold import GoldRow
-from kb.pure.verdict import Verdict
 
 
 def test_gold_parse_rules() -> None:

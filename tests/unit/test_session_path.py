@@ -9,11 +9,11 @@ import pytest
 
 from kb.io.memory import Memory
 from kb.pure import blocks, briefing
+from kb.pure.answering.decompose import decompose_query
 from kb.pure.bootinput import read_request, routed_text, strip_envelopes
 from kb.pure.classify import Judgement, Reviewer, RosterAgent, about, dossier, parse_reply
 from kb.pure.continuity import briefing as continuity
 from kb.pure.continuity import parse_handoff
-from kb.pure.decompose import decompose_query
 from kb.shell.bootverbs import roster_agents
 from tests.conftest import RunKb, check_golden
 

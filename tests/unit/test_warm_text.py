@@ -1,4 +1,4 @@
-"""The rules of the in-memory text index (kb.pure.warmtext), one test each.
+"""The rules of the in-memory text index (kb.pure.answering.warmtext), one test each.
 
 Each rule is the one `kb.io.store.Store` follows over SQLite; tests/properties/
 test_warm_text_properties.py holds the two paths equal on generated fleets."""
@@ -14,7 +14,7 @@ import kb.io.memory as memory_module
 from kb.io.indexer import index_bases
 from kb.io.memory import Memory
 from kb.io.store import Store
-from kb.pure.warmtext import (
+from kb.pure.answering.warmtext import (
     FTS_IDF_FLOOR,
     ChunkFacts,
     FileFacts,

@@ -37,12 +37,12 @@ from kb.io.store.textwriter import SyncReport, TextWriter
 from kb.io.store.vocabulary import Vocabulary
 from kb.io.store.warm import WarmCopy
 from kb.io.walk import BaseSnapshot, FileStat
-from kb.pure.calibration import Calibration
+from kb.pure.answering.calibration import Calibration
+from kb.pure.answering.textrank import TextStats
 from kb.pure.paths import MAP_NAMES
-from kb.pure.textrank import TextStats
 
 if TYPE_CHECKING:
-    from kb.pure.warmtext import WarmText
+    from kb.pure.answering.warmtext import WarmText
 
 
 NOT_A_BASE = (

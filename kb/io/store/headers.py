@@ -19,7 +19,14 @@ from attrs import frozen
 from kb.io.safe_read import Refused, read_note
 from kb.io.store.schema import SQL_VARIABLES, wait_briefly, wait_fully
 from kb.io.walk import BaseSnapshot, FileStat
-from kb.pure.entries import Bucket, TokenSets, bucket_of, parse_note, sets_from_norms, token_sets
+from kb.pure.answering.entries import (
+    Bucket,
+    TokenSets,
+    bucket_of,
+    parse_note,
+    sets_from_norms,
+    token_sets,
+)
 from kb.pure.header import front_matter
 from kb.pure.paths import stem_of
 

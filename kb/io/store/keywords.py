@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from kb.io.store.headers import FileHeader, _decode, _sets
 from kb.io.store.schema import SQL_VARIABLES
 from kb.io.walk import FileStat
-from kb.pure.keyword import postings_words
-from kb.pure.suggest import SUGGEST_FLOOR, WordBound, lookup_keys
+from kb.pure.answering.keyword import postings_words
+from kb.pure.answering.suggest import SUGGEST_FLOOR, WordBound, lookup_keys
 
 if TYPE_CHECKING:
     from kb.io.store.database import Store
@@ -160,7 +160,7 @@ class KeywordPostings:
 
     def parts_within(self, bound: WordBound) -> list[str]:
         """The key words that share a lookup with one question word and meet its bound
-        (kb.pure.suggest.within_bound, applied here so the index hands back a few hundred
+        (kb.pure.answering.suggest.within_bound, applied here so the index hands back a few hundred
         words rather than every word that shares a common trigram)."""
         lookups, tris = bound.lookups, bound.trigrams
         if not lookups or len(lookups) + len(tris) > SQL_VARIABLES:

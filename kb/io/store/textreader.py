@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from kb.io.store.schema import SQL_VARIABLES
-from kb.pure.textrank import Counts, PageWords, page_counts, page_words
+from kb.pure.answering.textrank import Counts, PageWords, page_counts, page_words
 from kb.pure.tokens import words
 
 if TYPE_CHECKING:

@@ -14,8 +14,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kb.io.store.schema import SQL_VARIABLES, wait_briefly, wait_fully
-from kb.pure.calibration import Calibration, everyday_words, title_sample, title_words_known
-from kb.pure.textrank import TextStats
+from kb.pure.answering.calibration import (
+    Calibration,
+    everyday_words,
+    title_sample,
+    title_words_known,
+)
+from kb.pure.answering.textrank import TextStats
 from kb.pure.tokens import question_terms, stem
 
 if TYPE_CHECKING:
@@ -35,7 +40,7 @@ _question_stem = functools.lru_cache(maxsize=4096)(stem)
 FTS5_STRUCTURE_ID = 10
 
 # `calibration` is what the verdict's `nothing` line is measured with on this base
-# (`kb.pure.calibration`): how many sampled title words another note also holds, and which
+# (`kb.pure.answering.calibration`): how many sampled title words another note also holds, and which
 # of the everyday questions' words the vocabulary holds, under the FTS5 structure record it
 # was read at and the everyday word list it was read for (a kb with other everyday
 # questions reads it again). Computed on first need after each change of the text index
@@ -90,7 +95,7 @@ class Vocabulary:
     def text_stats(self, terms: Sequence[str]) -> tuple[TextStats, dict[str, tuple[str, ...]]]:
         """This index's chunk count, token count and, per question word, the chunk
         frequency of its stem class, with the indexed words in that class (`commit` ->
-        commit, commits, committed): the fleet-wide scale of `kb.pure.textrank` and the
+        commit, commits, committed): the fleet-wide scale of `kb.pure.answering.textrank` and the
         words the MATCH expression asks for. Read from FTS5's own bookkeeping: the averages
         record and a `fts5vocab` view in the temp schema (so a read-only index serves too),
         scanned by each stem as a prefix. Never raises: an index it cannot read counts as
@@ -311,7 +316,7 @@ class Vocabulary:
 
     def calibration(self) -> Calibration:
         """What this base's vocabulary says of on-topic and everyday questions
-        (`kb.pure.calibration`), read from the saved row while the text index and the
+        (`kb.pure.answering.calibration`), read from the saved row while the text index and the
         everyday word list are the ones it was measured at, else measured now and saved
         when the index can be written. Never raises: an unreadable index knows nothing."""
         everyday = everyday_words()

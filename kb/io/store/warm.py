@@ -1,4 +1,4 @@
-"""The text index held in memory (kb.pure.warmtext): read in one snapshot through a
+"""The text index held in memory (kb.pure.answering.warmtext): read in one snapshot through a
 connection of its own, shared by every open store of the same index file, held while the
 index is still the one it was read from, and confirmed before each question.
 """
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from kb.io.store.database import Store
-    from kb.pure.warmtext import WarmText
+    from kb.pure.answering.warmtext import WarmText
 
 
 class WarmCopy:
@@ -42,7 +42,13 @@ class WarmCopy:
         when the index cannot be read or does not fit (an older index without stored
         counts or spans, a count too large to pack); an index in memory is read through
         its only connection."""
-        from kb.pure.warmtext import ChunkFacts, FileFacts, StemRules, Unpackable, warm_text
+        from kb.pure.answering.warmtext import (
+            ChunkFacts,
+            FileFacts,
+            StemRules,
+            Unpackable,
+            warm_text,
+        )
 
         own = self._store.reopens
         try:

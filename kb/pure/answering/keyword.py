@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from attrs import frozen
 
-from kb.pure.entries import Entry, Prepared, TokenSets, prepared_from, token_sets
+from kb.pure.answering.entries import Entry, Prepared, TokenSets, prepared_from, token_sets
 
 W_KEYWORD = 6.0
 W_PHRASE = 10.0

@@ -6,7 +6,7 @@ Rules of this module (decision 0030 has the measurements behind every line):
   far its text score leads the next file's, whether its keys were declared on a
   `Search for:` line and how many question words they hold; and the fleet's side: how many
   of the question's words the fleet knows at all (exact words, in any note's text or keys),
-  and the fleet's own known-share line (`kb.pure.calibration`), which moves with the
+  and the fleet's own known-share line (`kb.pure.answering.calibration`), which moves with the
   fleet's size and vocabulary.
 - `nothing`: no file, no word matched, or the known share plus the top file's coverage
   falls below the fleet's line plus `NOTHING_MARGIN`: the fleet does not know the question,
@@ -32,8 +32,8 @@ from typing import Literal
 
 from attrs import frozen
 
-from kb.pure.fusion import Found, TextHit
-from kb.pure.keyword import W_KEYWORD, KeywordHit
+from kb.pure.answering.fusion import Found, TextHit
+from kb.pure.answering.keyword import W_KEYWORD, KeywordHit
 from kb.pure.tokens import normalise
 
 Verdict = Literal["hit", "guess", "nothing"]
@@ -83,7 +83,7 @@ class Evidence:
     declared: bool  # its keys were declared on a `Search for:` line
     entries: int
     known: float = 1.0  # share of the question's words the fleet knows (exact words)
-    known_line: float = 0.0  # the fleet's known-share line (`kb.pure.calibration`)
+    known_line: float = 0.0  # the fleet's known-share line (`kb.pure.answering.calibration`)
     declared_words: int = 0  # question words its declared keys hold
     # share of the question's weight its best passage holds with its keys (a long page
     # holds most everyday words somewhere; a hit's passage must hold the question itself)

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from kb.pure.fusion import Found
-from kb.pure.keyword import KeywordHit
+from kb.pure.answering.fusion import Found
+from kb.pure.answering.keyword import KeywordHit
 from kb.pure.paths import kind_of
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from attrs import frozen
 
-from kb.pure.textrank import Counts, TextStats
+from kb.pure.answering.textrank import Counts, TextStats
 from kb.pure.tokens import stem
 
 # FTS5's bm25 as `kb.io.store.ranking.RANK_ROWID_SQL` calls it: k1 and b are FTS5's built-in

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 
 from attrs import frozen
 
-from kb.pure.entries import Entry
+from kb.pure.answering.entries import Entry
 from kb.pure.spelling import deletions, one_edit
 from kb.pure.tokens import normalise, question_terms
 

@@ -6,7 +6,7 @@ Rules of this module:
   scale is the larger of the best score found and what a complete answer would score (the
   question's total text weight; its total keyword weight as declared keys), so a weak best
   (one common word) is not taken for a full answer. Both text scores are on the fleet-wide
-  scale (`kb.pure.textrank`), so the order never depends on which base came first. (The
+  scale (`kb.pure.answering.textrank`), so the order never depends on which base came first. (The
   original fused by reciprocal rank, k = 60, and merged bases round-robin; decision 0016
   has the measurements that retired both.)
 - A file scores once for text, at its file text score (its best chunk's, averaged with its
@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from attrs import evolve, frozen
 
-from kb.pure.keyword import KeywordHit
+from kb.pure.answering.keyword import KeywordHit
 from kb.pure.paths import Layer, layer_of
 from kb.pure.tokens import normalise
 
@@ -47,7 +47,7 @@ class TextHit:
     # the base's store among the open ones (0 when the hit already carries its text).
     rowid: int = 0
     source: int = 0
-    # The chunk's score on the fleet-wide scale (`kb.pure.textrank`) and the question's
+    # The chunk's score on the fleet-wide scale (`kb.pure.answering.textrank`) and the question's
     # words it holds.
     score: float = 0.0
     matched: tuple[str, ...] = ()

@@ -34,7 +34,7 @@ def shortfall(
 ) -> list[str]:
     """`searchable` is False when the question kept no word once stopwords went; `unknown`
     is (known share, the fleet's line) when the verdict refused because the fleet does not
-    know the question well enough (`kb.pure.verdict.unknown_to_fleet`)."""
+    know the question well enough (`kb.pure.answering.verdict.unknown_to_fleet`)."""
     if entries == 0:
         return []
     if not searchable:
