@@ -1,4 +1,4 @@
-"""kb's front-matter reader (kb.pure.frontmatter) against PyYAML's C safe loader.
+"""kb's front-matter reader (kb.pure.notes.frontmatter) against PyYAML's C safe loader.
 
     python benchmarks/frontmatter.py [--runs 15] [--number 2000]
 
@@ -7,7 +7,7 @@ PyYAML is not a kb dependency: install it to run this (`pip install pyyaml`, wit
 
 - Import cost: `python -X importtime` in a fresh process per run, the module's cumulative
   microseconds, median of --runs. Both modules are imported after what a `kb list` process
-  already holds when it reaches them (re, math, datetime, attrs, kb.pure.header), so each
+  already holds when it reaches them (re, math, datetime, attrs, kb.pure.notes.header), so each
   number is what the import adds.
 - Parse time per note on SAMPLES (twenty notes with realistic front matter and a body):
   `frontmatter.parse(note)` against cutting the block out by the same fence rule and
@@ -25,7 +25,7 @@ import sys
 import timeit
 from typing import Any
 
-from kb.pure import frontmatter
+from kb.pure.notes import frontmatter
 
 BODY = (
     "# A note\n\n**Search for:** `backup`, `restore`, `copia de seguranca`\n\n"
@@ -61,9 +61,9 @@ NOTES = [f"---\n{fm}---\n{BODY}" for fm in SAMPLES]
 
 def import_cost(module: str, runs: int) -> float:
     """Median cumulative microseconds of `import module`, after kb list's own imports."""
-    # What a `kb list` process holds before it imports kb.pure.frontmatter (checked against
+    # What a `kb list` process holds before it imports kb.pure.notes.frontmatter (checked against
     # sys.modules there): PyYAML's datetime and math come free, its base64 and struct do not.
-    code = f"import re, math, datetime, attrs, kb.pure.header; import {module}"
+    code = f"import re, math, datetime, attrs, kb.pure.notes.header; import {module}"
     times: list[float] = []
     for _ in range(runs):
         proc = subprocess.run(
@@ -119,14 +119,14 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, PyYAML {yaml.__version__}, libyaml: "
           f"{yaml.__with_libyaml__}")  # fmt: skip
     print("\nimport cost (us, cumulative, median of", args.runs, "fresh processes)")
-    for module in ("yaml", "kb.pure.frontmatter"):
+    for module in ("yaml", "kb.pure.notes.frontmatter"):
         print(f"  {module:22} {import_cost(module, args.runs):8.0f}")
 
     ours = [best_us(lambda n=n: frontmatter.parse(n), args.number) for n in NOTES]
     theirs = [best_us(lambda n=n: yaml_front(n, yaml), args.number) for n in NOTES]
     print(f"\nparse time per note (us, best of 5 x {args.number}), {len(NOTES)} samples")
     print(f"  {'':22} {'median':>8} {'min':>8} {'max':>8} {'all 20':>8}")
-    for name, t in (("kb.pure.frontmatter", ours), ("yaml CSafeLoader", theirs)):
+    for name, t in (("kb.pure.notes.frontmatter", ours), ("yaml CSafeLoader", theirs)):
         print(f"  {name:22} {statistics.median(t):8.1f} {min(t):8.1f} {max(t):8.1f} {sum(t):8.1f}")
 
     print("\nwhere PyYAML reads more than text:")

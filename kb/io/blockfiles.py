@@ -25,7 +25,7 @@ from kb.io.safe_read import (
 )
 from kb.io.walk import BaseSnapshot
 from kb.pure.blocks import Block, BlockFile, measure, parse_blocks
-from kb.pure.reading import NOT_A_FILE
+from kb.pure.notes.reading import NOT_A_FILE
 
 BLOCKS_NAME = "blocks.txt"
 

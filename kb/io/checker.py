@@ -22,7 +22,7 @@ from kb.pure.checks import (
     private_scan_folders,
     records_hidden,
 )
-from kb.pure.links import CITE_OPEN, citations
+from kb.pure.notes.links import CITE_OPEN, citations
 from kb.pure.sources import Record
 
 

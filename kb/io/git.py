@@ -24,7 +24,7 @@ from pathlib import Path
 
 from kb.io.lockfile import LockBusy, locked
 from kb.pure.commitplan import dirty_paths, left_alone, report, unasked
-from kb.pure.plural import counted
+from kb.pure.notes.plural import counted
 
 LOCK_BACKOFF_MS = (100, 200, 400, 800, 1600, 1600)  # ~3.1 s: longer than a commit takes
 TREE_LOCK_NAME = "kb-tree.lock"

@@ -213,7 +213,7 @@ def index_entries_json(paths: list[str], include_private: bool) -> str:
         for f in snap.files:
             h = read_header(snap, f)
             if h.bucket == "entry":
-                from kb.pure.paths import stem_of
+                from kb.pure.notes.paths import stem_of
 
                 rows.append((snap.name, h.rel, stem_of(h.rel), h.title, h.keys, h.purpose))
     return index_json(rows)

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from kb.io.opened import OpenBase
 from kb.io.walk import fleet_manifest
-from kb.pure.header import field_folded
-from kb.pure.paths import folder_of, kind_of, layer_of
+from kb.pure.notes.header import field_folded
+from kb.pure.notes.paths import folder_of, kind_of, layer_of
 
 if TYPE_CHECKING:
     from kb.pure.fleetcard import Card, Member

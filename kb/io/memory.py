@@ -88,7 +88,7 @@ from kb.pure.answering.verdict import (
     judged,
     refused_as_unknown,
 )
-from kb.pure.tokens import question_terms
+from kb.pure.notes.tokens import question_terms
 
 KEYWORD_OVERSAMPLE = 4
 TEXT_OVERSAMPLE = 6

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from kb.pure.names import printable
+from kb.pure.notes.names import printable
 
 # Ten redraws a second reads as live and costs nothing next to reading the notes.
 REDRAW_S = 0.1

@@ -4,7 +4,7 @@ Every surface that reads a note's bytes (the header cache and the text index beh
 serve, ui and list; promote's and consolidate's deposits; ingest's source; boot's and
 answer's served files; the graph, the blocks, kb check) reads through `read_note`. Nothing
 is checked by path and then opened: the path is opened, and what the descriptor holds is
-judged (kb.pure.reading.refusal), so a link, a hard link, a swapped file or a renamed private
+judged (kb.pure.notes.reading.refusal), so a link, a hard link, a swapped file or a renamed private
 folder is judged at the moment of reading, however late it was swapped in.
 
 How a note is opened and judged:
@@ -37,9 +37,9 @@ from attrs import frozen
 
 from kb.io.walk import MAX_NOTE_BYTES, BaseSnapshot, looks_like_a_base, too_large
 from kb.io.walk import OUTSIDE as WALKED_OUTSIDE
-from kb.pure import reading
-from kb.pure.manifest import PrivateLayer, private_layer
-from kb.pure.reading import Held, Walked, refusal, relative_inside
+from kb.pure.notes import reading
+from kb.pure.notes.manifest import PrivateLayer, private_layer
+from kb.pure.notes.reading import Held, Walked, refusal, relative_inside
 
 
 @frozen
@@ -163,7 +163,7 @@ def read_note(snap: BaseSnapshot, rel: str, content: bool = True) -> Read | Refu
     """The note at `rel` in the base `snap` walked, judged against that walk: the one way
     every surface reads a note. `rel` need not be a file the walk found (a deposit's `.txt`,
     a file `blocks.txt` lists): then there is no walk to hold it to, and rules 2 to 5 of
-    kb.pure.reading still apply."""
+    kb.pure.notes.reading still apply."""
     found = snap.found(rel)
     if found is not None and found[3] is not None:
         return Refused(found[3])

@@ -15,9 +15,9 @@ from kb.io.safe_read import note_text
 from kb.io.walk import BaseSnapshot
 from kb.pure.answering.context import Served
 from kb.pure.answering.fusion import Found
-from kb.pure.frontmatter import parse
-from kb.pure.header import first_heading
 from kb.pure.listing import Facets, Row
+from kb.pure.notes.frontmatter import parse
+from kb.pure.notes.header import first_heading
 from kb.pure.where import Condition, holds_all, needs_front_matter, sort_rows
 
 

@@ -72,9 +72,9 @@ from kb.io.walk import WalkError, expand_roots, read_text
 from kb.pure import misslog as pure_misslog
 from kb.pure import rejections, syncplan
 from kb.pure import routelogs as pure_routelogs
-from kb.pure.manifest import private_layer
 from kb.pure.merge import count_line, count_problem, merge_counts
-from kb.pure.names import printable
+from kb.pure.notes.manifest import private_layer
+from kb.pure.notes.names import printable
 from kb.pure.syncplan import Place, Refused, Report
 
 # Another clone's push lands between our fetch and our push: try again this often. Three

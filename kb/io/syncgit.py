@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from kb.io.git import LOCK_BACKOFF_MS
-from kb.pure.names import printable
+from kb.pure.notes.names import printable
 
 
 class SyncFailure(Exception):

@@ -26,7 +26,7 @@ from kb.pure.answering.textrank import (
     score_chunks,
     term_weights,
 )
-from kb.pure.paths import stem_of
+from kb.pure.notes.paths import stem_of
 
 # How many files, best chunk first, are also scored as whole pages (`file_scores`): each
 # costs a read of its chunks' word lists. On pydocs (fused top-1 / top-5 of 88): every

@@ -25,7 +25,7 @@ from kb.io.gitdir import Repository, repository_of
 from kb.io.lockfile import LockBusy, locked, read_or_empty
 from kb.io.walk import read_text
 from kb.pure import trust as rules
-from kb.pure.manifest import parse_manifest
+from kb.pure.notes.manifest import parse_manifest
 from kb.pure.trust import Command, Facts, Named, Verdict
 
 BUSY = (

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from attrs import field, frozen
 
-from kb.pure.lookalike import lookalike_message, looks_like, skeleton
-from kb.pure.manifest import (
+from kb.pure.notes.lookalike import lookalike_message, looks_like, skeleton
+from kb.pure.notes.manifest import (
     Manifest,
     PrivateLayer,
     fail_closed,
@@ -23,8 +23,8 @@ from kb.pure.manifest import (
     private_layer,
     unmatched_private_message,
 )
-from kb.pure.names import printable
-from kb.pure.paths import MAP_NAMES
+from kb.pure.notes.names import printable
+from kb.pure.notes.paths import MAP_NAMES
 
 SKIPPED_DIRS = frozenset({"target", "node_modules", "dist", "build"})
 
@@ -69,7 +69,7 @@ class BaseSnapshot:
     # folders were kept beside them: `manifest.fail_closed`).
     private_unmatched: tuple[str, ...] = ()
     # (private folder, folder on disk): folders kept private because they look like a
-    # private folder they are not spelled as (kb.pure.lookalike), warned about.
+    # private folder they are not spelled as (kb.pure.notes.lookalike), warned about.
     private_lookalikes: tuple[tuple[str, str], ...] = ()
     # Folders of the base that could not be listed (rel, reason): skipped, warned about.
     unread_folders: tuple[tuple[str, str], ...] = ()
@@ -236,7 +236,7 @@ def _named(name: str) -> tuple[str, bool]:
     """A file or folder name as a `rel` component, and whether it had to be escaped.
 
     Bytes that are not UTF-8 (handed back by the OS as lone surrogates) become U+FFFD and
-    control characters become escapes (kb.pure.names.printable), so no later write, print,
+    control characters become escapes (kb.pure.notes.names.printable), so no later write, print,
     JSON line or SQLite row can fail on, or be split by, the name.
     """
     if name.isprintable():  # the common case, at C speed (a lone surrogate is not printable)
@@ -378,7 +378,7 @@ def _walk_order(r: Raw) -> tuple[str, bool]:
 
 def _named_on_disk(root: Path, rel: str) -> bool:
     """Whether `rel` names a folder or file under `root`, segment by segment, compared as
-    people see names (kb.pure.lookalike: `Records` names `records`, an NFD `résumé` names
+    people see names (kb.pure.notes.lookalike: `Records` names `records`, an NFD `résumé` names
     an NFC one). A name that looks like nothing on disk names nothing, however the disk
     compares names itself."""
     folder = root

@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from attrs import evolve, frozen
 
 from kb.pure.logbounds import cut, keep_recorded
+from kb.pure.notes.tokens import normalise, question_terms
 from kb.pure.session import flatten
-from kb.pure.tokens import normalise, question_terms
 
 MAX_CANDIDATES = 3
 REJECTIONS_NAME = "kb-alias-rejections.txt"

@@ -30,7 +30,7 @@ from typing import Literal
 
 from attrs import frozen
 
-from kb.pure.header import SEARCH_LABELS, labelled
+from kb.pure.notes.header import SEARCH_LABELS, labelled
 
 Mode = Literal["resident", "on-demand"]
 

@@ -31,7 +31,7 @@ from attrs import frozen
 
 from kb.pure.answering.election import ascii_lower
 from kb.pure.classify import Judgement, Reviewer, RosterAgent
-from kb.pure.plural import counted
+from kb.pure.notes.plural import counted
 from kb.pure.render import verdict_line
 
 NO_CLASSIFIER = "chosen by keyword score, with no classifier configured"

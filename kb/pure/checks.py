@@ -24,7 +24,7 @@ Rules of this module (workflow-verbs.md §2):
   Retired codes (E03 no map, E07, W02 map entry without keys) are never emitted.
 - Links are not checked in `templates/` (its links are placeholders); every other check is.
 - E02/W06/W07 skip exactly the files `kb index` counts as exempt: one predicate,
-  `kb.pure.paths.is_exempt`, serves both verbs, so the two can never disagree.
+  `kb.pure.notes.paths.is_exempt`, serves both verbs, so the two can never disagree.
 - Note checks run only under the base's knowledge folder and only when the file has front
   matter. The legal provenance and stage values are `kb.pure.listing`'s, shared with
   `kb write`.
@@ -44,13 +44,13 @@ from typing import Literal
 from attrs import frozen
 
 from kb.pure.answering.entries import dead_keys, parse_note
-from kb.pure.header import front_matter, header_of, lines_of
-from kb.pure.links import CITE_OPEN, citations, wikilinks
 from kb.pure.listing import PROVENANCES, STAGES
-from kb.pure.lookalike import how_alike
-from kb.pure.manifest import DEFAULT_PRIVATE_FOLDERS, PrivateLayer
-from kb.pure.paths import is_exempt, stem_of
-from kb.pure.plural import counted
+from kb.pure.notes.header import front_matter, header_of, lines_of
+from kb.pure.notes.links import CITE_OPEN, citations, wikilinks
+from kb.pure.notes.lookalike import how_alike
+from kb.pure.notes.manifest import DEFAULT_PRIVATE_FOLDERS, PrivateLayer
+from kb.pure.notes.paths import is_exempt, stem_of
+from kb.pure.notes.plural import counted
 from kb.pure.sources import NOT_A_KEY, Record, bibliography_line, is_key
 from kb.pure.style import EM_DASH, EN_DASH, bibliography_entry, dash_findings
 
@@ -99,7 +99,7 @@ class BaseFacts:
     broken_records: tuple[tuple[str, str], ...] = ()  # (display path, problem)
     private_citations: frozenset[str] = frozenset()  # tokens cited in the private layer
     private_unmatched: tuple[str, ...] = ()  # `private =` entries that name no folder
-    # (private folder, folder on disk) kept private as look-alikes (kb.pure.lookalike)
+    # (private folder, folder on disk) kept private as look-alikes (kb.pure.notes.lookalike)
     private_lookalikes: tuple[tuple[str, str], ...] = ()
 
 
@@ -492,7 +492,7 @@ def ignore_findings(layer: PrivateLayer, gitignore: str | None) -> list[Finding]
 
 def private_findings(unmatched: tuple[str, ...]) -> list[Finding]:
     """E10: a `private =` entry in agent.txt that names no folder of the base. The default
-    private folders were kept private beside it (kb.pure.manifest.fail_closed), so nothing
+    private folders were kept private beside it (kb.pure.notes.manifest.fail_closed), so nothing
     leaked; but what the line meant to hide is not hidden by it."""
     return [
         _error(
@@ -510,7 +510,7 @@ def private_findings(unmatched: tuple[str, ...]) -> list[Finding]:
 
 def lookalike_findings(found: tuple[tuple[str, str], ...]) -> list[Finding]:
     """W10: a folder kept private because it looks like a private folder it is not spelled
-    as (other letter case, letters of another script: kb.pure.lookalike). Nothing leaked,
+    as (other letter case, letters of another script: kb.pure.notes.lookalike). Nothing leaked,
     but a person reading the names cannot tell the two apart."""
     return [
         _warn(

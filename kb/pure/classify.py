@@ -25,7 +25,7 @@ from kb.pure.answering.election import ascii_lower
 from kb.pure.answering.fusion import Found
 from kb.pure.answering.keyword import KeywordHit
 from kb.pure.answering.verdict import Confidence
-from kb.pure.paths import KINDS, kind_of
+from kb.pure.notes.paths import KINDS, kind_of
 
 Coverage = Literal["covered", "adjacent", "uncovered"]
 

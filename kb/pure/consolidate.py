@@ -31,9 +31,9 @@ from attrs import evolve, frozen
 
 from kb.pure.handoff import Record
 from kb.pure.jsonout import dumps
-from kb.pure.names import printable
-from kb.pure.paths import kind_of
-from kb.pure.plural import counted
+from kb.pure.notes.names import printable
+from kb.pure.notes.paths import kind_of
+from kb.pure.notes.plural import counted
 from kb.pure.promote import TARGET_FOLDERS, Proposal, hard_rule
 from kb.pure.promoteprompts import FORMAT
 from kb.pure.promotereport import DRY_RUN, decided_lines

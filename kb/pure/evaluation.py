@@ -39,7 +39,7 @@ from kb.pure.answering.fusion import Found
 from kb.pure.answering.verdict import NOTHING_MARGIN, Confidence, Verdict
 from kb.pure.gold import GoldRow, answer_key, split_answer
 from kb.pure.jsonout import round6
-from kb.pure.plural import counted
+from kb.pure.notes.plural import counted
 from kb.pure.triad import TriadScore, averages
 
 VERDICT_WORDS: dict[str, str] = {"hit": "hit", "guess": "guess", "nothing": "none"}

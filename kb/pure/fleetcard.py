@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from kb.pure.manifest import Manifest
-from kb.pure.names import printable
+from kb.pure.notes.manifest import Manifest
+from kb.pure.notes.names import printable
 
 
 @frozen

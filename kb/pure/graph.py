@@ -4,7 +4,7 @@ Rules of this module:
 - A node is a note, named `base/rel`. Only the notes handed in exist: the caller passes the
   files discovered in scope, so a private note left out without --all cannot appear at all,
   not even as the far end of a link.
-- Wikilinks are `kb check`'s (kb.pure.links: fences and inline code skipped, `|alias` and
+- Wikilinks are `kb check`'s (kb.pure.notes.links: fences and inline code skipped, `|alias` and
   `#anchor` dropped) and resolve as E01/W01 do: by exact, case-sensitive stem among the
   notes of the SAME base. A link is followed only when it names exactly one note; a broken
   (E01) or ambiguous (W01) link is no edge, only counted in `unresolved`. Links written in
@@ -35,8 +35,8 @@ from attrs import frozen
 from returns.result import Failure, Result, Success
 
 from kb.pure.checks import LINK_EXEMPT, stems_of
-from kb.pure.links import outside_code, wikilinks
-from kb.pure.paths import folder_of, stem_of
+from kb.pure.notes.links import outside_code, wikilinks
+from kb.pure.notes.paths import folder_of, stem_of
 
 Direction = Literal["out", "in", "both"]
 Way = Literal["out", "in"]

@@ -28,8 +28,8 @@ from collections.abc import Iterator, Sequence
 
 from attrs import frozen
 
-from kb.pure.names import printable
-from kb.pure.plural import counted
+from kb.pure.notes.names import printable
+from kb.pure.notes.plural import counted
 from kb.pure.session import flatten
 
 SLUG_CHARS = 60

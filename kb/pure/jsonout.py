@@ -3,7 +3,7 @@
 Rules of this module:
 - One line, no whitespace, UTF-8 literal (no \\u escapes for non-ASCII), except what a
   terminal would act on or hide: every C0 control, DEL and the C1 controls, the line and
-  paragraph separators, the bidi controls (kb.pure.names.BIDI_CONTROLS) and lone surrogates
+  paragraph separators, the bidi controls (kb.pure.notes.names.BIDI_CONTROLS) and lone surrogates
   are written as \\u escapes, so a JSON output printed to a terminal is as safe as the text
   one (issue 24), and decodes to the same string.
 - Keys are written in the order the value gives them; shapes that the spec sorts build
@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from kb.pure.names import BIDI_CONTROLS
+from kb.pure.notes.names import BIDI_CONTROLS
 
 _ESCAPES = {
     '"': '\\"',

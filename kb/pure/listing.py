@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 from attrs import frozen
 
-from kb.pure.names import printable
+from kb.pure.notes.names import printable
 
 if TYPE_CHECKING:  # returns costs ~16 ms to import; only a facet check needs it at run time
     from returns.result import Result
 
-from kb.pure.paths import KINDS, Kind, Layer
+from kb.pure.notes.paths import KINDS, Kind, Layer
 
 PROVENANCES = ("human", "agent", "external")
 STAGES = ("raw", "captured", "distilled", "derived")

@@ -10,7 +10,7 @@ Rules of this module:
 - A free text that lands in a log (a refused question, a misrouted message, a subject, a
   reason) is first scrubbed of secrets (kb.pure.scrub, the scrubber `kb capture` uses), then
   cut to `MAX_TEXT_CHARS`, the number of characters the router reads of a question
-  (`kb.pure.tokens.MAX_QUESTION_CHARS`): what the router never read cannot be the vocabulary
+  (`kb.pure.notes.tokens.MAX_QUESTION_CHARS`): what the router never read cannot be the vocabulary
   that needs fixing. `loggable` does both.
 - A text that holds none of the strings some rule of the scrubber needs is not scrubbed, and
   the scrubber is not even imported (kb.pure.scrubgate): `kb route` and `kb boot` refuse
@@ -20,7 +20,7 @@ Rules of this module:
   rest), so a 3 MB question costs what a 10,000-character one does; the margin is longer
   than any one secret the scrubber knows (a 4,096-bit RSA key block is about 3,300
   characters), and a block cut by the window is redacted to its end, as half a key is.
-- Control characters are escaped as a terminal output escapes them (kb.pure.names.printable,
+- Control characters are escaped as a terminal output escapes them (kb.pure.notes.names.printable,
   lines kept for the row's writer to flatten): a log is a text file people `cat`, and a
   question with an OSC-52 clipboard write or a bidi override in it must not act when they do.
 - A cut never leaves half a marker: `[REDACTED_SEC` at the end is dropped whole.
@@ -39,9 +39,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from kb.pure.names import printable
+from kb.pure.notes.names import printable
+from kb.pure.notes.tokens import MAX_QUESTION_CHARS
 from kb.pure.scrubgate import could_hold_secret
-from kb.pure.tokens import MAX_QUESTION_CHARS
 
 MAX_TEXT_CHARS = MAX_QUESTION_CHARS
 SCRUB_MARGIN = 8_000

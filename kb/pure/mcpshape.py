@@ -25,7 +25,7 @@ from typing import Any
 from kb.pure.fleetcard import Card, Member
 from kb.pure.jsonout import sorted_keys
 from kb.pure.listing import PROVENANCES, STAGES, Row, row_json
-from kb.pure.paths import KINDS
+from kb.pure.notes.paths import KINDS
 
 Schema = dict[str, Any]
 

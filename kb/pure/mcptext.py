@@ -14,7 +14,7 @@ from kb.pure.answering.fusion import Found, looks_stale, no_agreement
 from kb.pure.answering.keyword import KeywordHit
 from kb.pure.answering.verdict import Confidence
 from kb.pure.listing import Row, row_line
-from kb.pure.plural import counted
+from kb.pure.notes.plural import counted
 from kb.pure.remember import NOTICE, Remembered, evidence_lines
 from kb.pure.render import CHANGED_LABEL, verdict_line
 

@@ -7,7 +7,7 @@ Rules of this module:
 - Safety by construction: the HTML is written here from the parser's tokens, never by its own
   renderer. Every tag is one of `TAGS`, every text and attribute value passes `escape`, and a
   token this module does not know is written as its escaped text.
-- Links: `[[target|label#anchor]]` is found by the linter's rule (kb.pure.links: never across
+- Links: `[[target|label#anchor]]` is found by the linter's rule (kb.pure.notes.links: never across
   a backtick or a line; the target is the part before `|` and `#`, trimmed, never empty) and
   resolves by `Links.wikilink`: an internal link carrying the base and the relative path as
   data attributes, or a broken mark that links nowhere. `[text](href)` and `<autolinks>`:

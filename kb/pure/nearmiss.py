@@ -29,8 +29,8 @@ from kb.pure.answering.entries import Entry
 from kb.pure.answering.fusion import Found
 from kb.pure.jsonout import round6, sorted_keys
 from kb.pure.misslog import Miss
-from kb.pure.names import printable
-from kb.pure.plural import counted
+from kb.pure.notes.names import printable
+from kb.pure.notes.plural import counted
 
 KEYS_SHOWN = 8
 

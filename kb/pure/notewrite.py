@@ -58,11 +58,11 @@ from returns.result import Failure, Result, Success
 
 from kb.pure.answering.entries import dead_keys
 from kb.pure.listing import PROVENANCES, STAGES
-from kb.pure.names import is_plain_component, is_usable_name, printable
-from kb.pure.plural import counted
+from kb.pure.notes.names import is_plain_component, is_usable_name, printable
+from kb.pure.notes.plural import counted
+from kb.pure.notes.tokens import normalise
 from kb.pure.skeleton import MEMORY_FOLDERS
 from kb.pure.style import NO_DASHES, STYLE_KEY, dash_findings
-from kb.pure.tokens import normalise
 
 DEFAULT_FOLDER = "knowledge"
 DEFAULT_PROVENANCE = "agent"

@@ -20,7 +20,8 @@ from attrs import frozen
 
 from kb.pure.briefing import first_clause
 from kb.pure.jsonout import dumps, round6
-from kb.pure.names import printable
+from kb.pure.notes.names import printable
+from kb.pure.notes.plural import counted
 from kb.pure.panel import (
     NOT_GROUNDED,
     Booted,
@@ -33,7 +34,6 @@ from kb.pure.panel import (
     artifacts,
     round_of,
 )
-from kb.pure.plural import counted
 
 ROLE_CAP = 100
 ENDS_CAP = 150

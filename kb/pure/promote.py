@@ -42,10 +42,10 @@ from collections.abc import Sequence
 from attrs import frozen
 
 from kb.pure.handoff import cut_bytes
-from kb.pure.names import is_usable_name, printable
+from kb.pure.notes.names import is_usable_name, printable
+from kb.pure.notes.paths import kind_of
+from kb.pure.notes.plural import counted
 from kb.pure.notewrite import legal_folder, parse_keys
-from kb.pure.paths import kind_of
-from kb.pure.plural import counted
 from kb.pure.rejections import Row, ascii_lower
 from kb.pure.skeleton import MEMORY_FOLDERS
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from kb.pure.names import printable
+from kb.pure.notes.names import printable
 
 LOCK_NAME = ".kb-promote.lock"
 STALE_S = 3600.0

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kb.pure.names import printable
-from kb.pure.plural import counted
+from kb.pure.notes.names import printable
+from kb.pure.notes.plural import counted
 from kb.pure.promoterun import Barren, Decided, Report
 from kb.pure.rejections import LOG_NAME
 

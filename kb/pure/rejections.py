@@ -31,7 +31,7 @@ from attrs import evolve, frozen
 
 from kb.pure.jsonout import dumps
 from kb.pure.logbounds import bounded, cut, utf8_len
-from kb.pure.names import printable
+from kb.pure.notes.names import printable
 from kb.pure.session import flatten
 
 LOG_NAME = "kb-rejections.txt"

@@ -19,8 +19,8 @@ from attrs import frozen
 
 from kb.pure.answering.fusion import TextHit
 from kb.pure.jsonout import round6
-from kb.pure.plural import counted
-from kb.pure.tokens import normalise
+from kb.pure.notes.plural import counted
+from kb.pure.notes.tokens import normalise
 
 Proposal = Literal["ADD", "UPDATE", "NOOP"]
 NOOP_AT = 0.90

@@ -12,8 +12,8 @@ from attrs import frozen
 
 from kb.pure.answering.fusion import Found, no_agreement
 from kb.pure.answering.shortfall import wrap
-from kb.pure.names import printable
-from kb.pure.plural import counted
+from kb.pure.notes.names import printable
+from kb.pure.notes.plural import counted
 
 PATHS_SHOWN = 8
 CHANGED_LABEL = "[changed since kb index: passages may be stale]"

@@ -50,8 +50,8 @@ from returns.result import Failure, Result, Success
 
 from kb.pure.answering.election import ascii_lower
 from kb.pure.logbounds import MAX_TEXT_CHARS, cut, keep_recorded
-from kb.pure.names import printable
-from kb.pure.plural import counted
+from kb.pure.notes.names import printable
+from kb.pure.notes.plural import counted
 
 MISROUTES_NAME = "kb-misroutes.txt"
 ABSTENTIONS_NAME = "kb-abstentions.txt"

@@ -13,14 +13,14 @@ Rules of this module:
   in `MAP.md` sits inside backticks (E01 would read it as a link to a missing note); the
   `.gitignore` covers the default private folders (W08).
 - The agent's title is its name with the first character upper-cased (`newton` is
-  `Newton`); the name itself has already passed `kb.pure.names.is_usable_name`.
+  `Newton`); the name itself has already passed `kb.pure.notes.names.is_usable_name`.
 """
 
 from __future__ import annotations
 
 from attrs import frozen
 
-from kb.pure.names import printable
+from kb.pure.notes.names import printable
 
 MEMORY_FOLDERS = ("knowledge", "inbox", "decisions", "protocols", "templates")
 PERSON_DIR = "person"

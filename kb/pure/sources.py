@@ -36,8 +36,8 @@ from attrs import fields, frozen
 if TYPE_CHECKING:  # returns costs ~16 ms to import; only parsing a record needs it at run time
     from returns.result import Result
 
-from kb.pure.header import lines_of
-from kb.pure.names import printable
+from kb.pure.notes.header import lines_of
+from kb.pure.notes.names import printable
 
 ALPHABET = "23456789ABCDEFGHIJKLMNPQRSTUVWXYZ"
 KEY_LENGTH = 10

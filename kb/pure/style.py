@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from kb.pure.header import lines_of
+from kb.pure.notes.header import lines_of
 
 Dash = Literal["em", "en"]
 EM_DASH = "\u2014"

@@ -53,9 +53,9 @@ from collections.abc import Iterable, Sequence
 from attrs import frozen
 
 from kb.pure import misslog
-from kb.pure.manifest import PrivateLayer
 from kb.pure.merge import LOG_NAMES
-from kb.pure.names import printable
+from kb.pure.notes.manifest import PrivateLayer
+from kb.pure.notes.names import printable
 
 MAP_NAME = "MAP.md"
 OWN_LOGS = (misslog.LOG_NAME, *LOG_NAMES)

@@ -28,8 +28,8 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from kb.pure.plural import counted
-from kb.pure.tokens import STOPWORDS
+from kb.pure.notes.plural import counted
+from kb.pure.notes.tokens import STOPWORDS
 
 REFUSAL = "The library does not hold this."
 ABSTENTION_MARKERS = (

@@ -40,8 +40,8 @@ from collections.abc import Iterable, Sequence
 from attrs import frozen
 
 from kb.pure.doctor import MODEL_ROLES
-from kb.pure.manifest import Manifest
-from kb.pure.names import printable
+from kb.pure.notes.manifest import Manifest
+from kb.pure.notes.names import printable
 
 TRUST_NAME = "kb-trust"
 HEADER = (

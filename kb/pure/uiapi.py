@@ -39,10 +39,10 @@ from kb.pure.answering.keyword import KeywordHit
 from kb.pure.answering.verdict import Confidence
 from kb.pure.blocks import Block, invalidation_costs
 from kb.pure.checks import LINK_EXEMPT, Finding, stems_of
-from kb.pure.header import first_heading
 from kb.pure.jsonout import round6
-from kb.pure.links import citations, wikilinks
-from kb.pure.paths import folder_of, layer_of, stem_of
+from kb.pure.notes.header import first_heading
+from kb.pure.notes.links import citations, wikilinks
+from kb.pure.notes.paths import folder_of, layer_of, stem_of
 
 Json = dict[str, Any]
 KEYWORDS_CHARTED = 8  # bars in the page's chart: enough to see the cliff below the top

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 from attrs import frozen
 
-from kb.pure.frontmatter import Fields, Value, lookup
 from kb.pure.listing import Row
+from kb.pure.notes.frontmatter import Fields, Value, lookup
 
 if TYPE_CHECKING:  # returns costs ~16 ms to import; only a refusal needs it at run time
     from returns.result import Result

@@ -29,9 +29,9 @@ from kb.io.safe_read import note_text
 from kb.io.walk import fleet_manifest
 from kb.pure import answer as core
 from kb.pure.blocks import strip_keyword_lines
-from kb.pure.header import field_exact
 from kb.pure.jsonout import dumps
-from kb.pure.paths import layer_of
+from kb.pure.notes.header import field_exact
+from kb.pure.notes.paths import layer_of
 from kb.shell.inputs import AnswerInput
 from kb.shell.outcome import NOTHING_EXIT, Outcome
 from kb.shell.readverbs import open_warnings
@@ -163,7 +163,7 @@ def _short(rel: str) -> bool:
 
 
 def _say(err: TextIO, text: str) -> None:
-    from kb.pure.names import printable
+    from kb.pure.notes.names import printable
 
     try:
         err.write(printable(text, lines=True))  # a model's reason may carry escapes

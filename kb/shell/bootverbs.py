@@ -329,7 +329,7 @@ class Boot:
         return head + briefing.reading_list(paths)
 
     def hit_briefing(self, answer: Answer, paths: Sequence[str]) -> str | None:
-        from kb.pure.header import field_exact, front_matter
+        from kb.pure.notes.header import field_exact, front_matter
 
         # The file the verdict judged: the first of the fused list (decision 0029).
         vouched = paths[0]
@@ -339,7 +339,7 @@ class Boot:
         shown = [briefing.Shown(p.heading_path, p.text) for p in f.passages]
         front = not shown
         if front and text is not None:
-            from kb.pure.chunking import chunk  # only a vouched file with no passage
+            from kb.pure.notes.chunking import chunk  # only a vouched file with no passage
 
             shown = [briefing.Shown(c.heading_path, c.text) for c in chunk(text)]
         origin = field_exact(front_matter(text), "captured_from") if text is not None else None

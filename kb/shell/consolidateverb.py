@@ -21,7 +21,7 @@ from kb.pure import consolidate as core
 from kb.pure import handoff as ho
 from kb.pure import notewrite as nw
 from kb.pure import promoterun
-from kb.pure.names import is_plain_component, printable
+from kb.pure.notes.names import is_plain_component, printable
 from kb.pure.promote import parse_proposals
 from kb.pure.promotereport import unreachable_stderr
 from kb.shell.inputs import ConsolidateInput

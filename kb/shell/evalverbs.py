@@ -22,7 +22,7 @@ from kb.io.walk import fleet_manifest
 from kb.pure import aliasgate, evaluation, gold, nearmiss, triad
 from kb.pure.answering.election import ascii_lower, choose_agent_fused
 from kb.pure.jsonout import dumps
-from kb.pure.plural import counted
+from kb.pure.notes.plural import counted
 from kb.shell.inputs import EvalInput, MissesInput
 from kb.shell.outcome import Outcome
 from kb.shell.readverbs import open_warnings
@@ -252,7 +252,7 @@ def _apply(memory: Memory, inp: MissesInput, rows: Sequence[gold.GoldRow], comma
     from kb.io.atomic import write_atomic
     from kb.io.clock import today_utc
     from kb.io.model import model_timeout, run_model
-    from kb.pure.names import printable  # the log's questions and the model's lines
+    from kb.pure.notes.names import printable  # the log's questions and the model's lines
 
     first = memory.opened[0]
     root = Path(first)

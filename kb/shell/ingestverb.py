@@ -25,8 +25,8 @@ from kb.pure import extract as ex
 from kb.pure import ingest as core
 from kb.pure import promoterun
 from kb.pure.handoff import cut_bytes
-from kb.pure.header import field_exact, front_matter
-from kb.pure.names import printable
+from kb.pure.notes.header import field_exact, front_matter
+from kb.pure.notes.names import printable
 from kb.pure.promotereport import ingest_lines
 from kb.pure.rejections import ascii_lower
 from kb.shell.inputs import IngestInput

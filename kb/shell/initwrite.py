@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kb.pure import notewrite as nw
 from kb.pure import skeleton as sk
-from kb.pure.names import is_plain_component, is_usable_name, printable
+from kb.pure.notes.names import is_plain_component, is_usable_name, printable
 from kb.shell.inputs import InitInput, WriteInput
 from kb.shell.outcome import Outcome
 

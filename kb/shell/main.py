@@ -141,7 +141,7 @@ def _help(args: Sequence[str]) -> Outcome | None:
 
 def _meant(word: str) -> str | None:
     """The verb (or top-level word) `word` most probably misspells, if one is close."""
-    from kb.pure.spelling import nearest
+    from kb.pure.notes.spelling import nearest
 
     return nearest(word, [*BY_NAME, "help", "version"])
 
@@ -189,10 +189,10 @@ def run(argv: Sequence[str]) -> Outcome:
 
 def terminal_safe(outcome: Outcome) -> Outcome:
     """What a verb prints, with every control character a note, a question or a model's
-    reply carried escaped (kb.pure.names.printable, lines kept): nothing kb prints can move
+    reply carried escaped (kb.pure.notes.names.printable, lines kept): nothing kb prints can move
     the cursor, write the clipboard (OSC 52), retitle the window or reorder a line (bidi
     overrides). A JSON output is unchanged: its encoder escaped all of these already."""
-    from kb.pure.names import printable
+    from kb.pure.notes.names import printable
 
     stdout, stderr = printable(outcome.stdout, lines=True), printable(outcome.stderr, lines=True)
     if stdout is outcome.stdout and stderr is outcome.stderr:

@@ -23,7 +23,7 @@ from kb.io.memory import Answer, Memory, RecallLoss
 from kb.io.served import listed
 from kb.pure import mcpshape, mcptext
 from kb.pure.listing import PROVENANCES, STAGES, Facets, checked
-from kb.pure.paths import KINDS
+from kb.pure.notes.paths import KINDS
 from kb.pure.remember import to_json
 from kb.pure.where import ROW_FIELDS, conditions, sort_field, split_joined
 from kb.shell.readverbs import route_value

@@ -29,7 +29,7 @@ from kb.pure import blocks as blockspure
 from kb.pure import panel as pn
 from kb.pure import panelrender as render
 from kb.pure.answering.election import ascii_lower
-from kb.pure.names import printable
+from kb.pure.notes.names import printable
 from kb.pure.notewrite import join
 from kb.shell.inputs import PanelInput
 from kb.shell.outcome import Outcome

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 m
     from kb.shell.listinputs import FleetInput, ListInput
 # The JSON writer (with `decimal`), the route view and the listing's classes are imported by
 # the functions that use them: each verb of this module builds only the classes it shows.
-from kb.pure.plural import counted
+from kb.pure.notes.plural import counted
 from kb.shell.outcome import NOTHING_EXIT, Outcome
 
 REBUILT_WARNING = (

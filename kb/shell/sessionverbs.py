@@ -18,7 +18,7 @@ from kb.io import sessions as io
 from kb.pure import capture as cap
 from kb.pure import handoff as ho
 from kb.pure.jsonout import dumps
-from kb.pure.names import is_plain_component, printable
+from kb.pure.notes.names import is_plain_component, printable
 from kb.pure.notewrite import choose_root, join
 from kb.pure.scrub import scrub
 from kb.pure.session import (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from kb.io.sources import Added, add_source, gather, joined
 from kb.pure.jsonout import dumps
-from kb.pure.plural import counted
+from kb.pure.notes.plural import counted
 from kb.pure.sources import Draft, Record, bibliography_line, clean_value, csl_item
 from kb.shell.inputs import SourceInput, SourcesInput
 from kb.shell.outcome import Outcome

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from kb.pure.merge import KINDS
-from kb.pure.names import printable
+from kb.pure.notes.names import printable
 from kb.pure.syncplan import report_text
 from kb.shell.inputs import MergeDriverInput, SyncInput
 from kb.shell.outcome import Outcome

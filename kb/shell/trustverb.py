@@ -6,7 +6,7 @@ file kb.io.trust's.
 
 from __future__ import annotations
 
-from kb.pure.names import printable
+from kb.pure.notes.names import printable
 from kb.shell.inputs import TrustInput
 from kb.shell.outcome import Outcome
 

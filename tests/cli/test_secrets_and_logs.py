@@ -22,7 +22,7 @@ from typing import Any
 
 from kb.io import misslog as io_misslog
 from kb.pure.logbounds import MAX_TEXT_CHARS
-from kb.pure.names import BIDI_CONTROLS
+from kb.pure.notes.names import BIDI_CONTROLS
 from tests.conftest import RunKb
 from tests.properties.test_secrets_corpus import TEMPLATES, Filled, fill_seeded
 from tests.sync.gitfleet import clone, git, git_env, seeded_remote

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kb.pure import blocks
-from kb.pure.header import SEARCH_LABELS, labelled
+from kb.pure.notes.header import SEARCH_LABELS, labelled
 from tests.fuzz.hostile import hostile, line_of, raw_text, twice, words
 
 block_lines = st.one_of(

@@ -1,4 +1,4 @@
-"""Fuzz: fleet.txt, agent.txt and kb-aliases.txt (kb.pure.manifest), the fleet card rendered
+"""Fuzz: fleet.txt, agent.txt and kb-aliases.txt (kb.pure.notes.manifest), the fleet card rendered
 from them (kb.pure.fleetcard) and alias expansion (kb.pure.answering.aliases).
 
 These files are decoded strictly (a file that is not UTF-8 is ignored), so their text holds
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from kb.pure import fleetcard
 from kb.pure.answering import aliases
-from kb.pure.manifest import Manifest, parse_aliases, parse_manifest, private_layer
+from kb.pure.notes.manifest import Manifest, parse_aliases, parse_manifest, private_layer
 from tests.fuzz.hostile import hostile, line_of, raw_text, twice, words
 
 manifest_keys = st.sampled_from(

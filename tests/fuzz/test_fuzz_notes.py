@@ -1,8 +1,8 @@
 """Fuzz: a note's text, read by every parser that reads notes.
 
-Header and front matter (kb.pure.header, kb.pure.frontmatter), chunking, tokens, wikilinks
-and citations (kb.pure.links) and the reading room's renderer (kb.pure.mdhtml). Note text
-reaches these parsers after a strict UTF-8 decode, so it holds no lone surrogate; it holds
+Header and front matter (kb.pure.notes.header, kb.pure.notes.frontmatter), chunking, tokens,
+wikilinks and citations (kb.pure.notes.links) and the reading room's renderer (kb.pure.mdhtml). Note
+text reaches these parsers after a strict UTF-8 decode, so it holds no lone surrogate; it holds
 everything else a file can.
 """
 
@@ -13,8 +13,9 @@ import re
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from kb.pure import chunking, frontmatter, header, links, mdhtml, tokens
+from kb.pure import mdhtml
 from kb.pure.checks import stems_of
+from kb.pure.notes import chunking, frontmatter, header, links, tokens
 from tests.fuzz.hostile import hostile, line_of, twice, word_lists, words
 
 labels = st.sampled_from(

@@ -18,8 +18,8 @@ import pytest
 
 from kb import Memory
 from kb.pure.answering.entries import dead_keys
-from kb.pure.header import header_of
-from kb.pure.links import wikilinks
+from kb.pure.notes.header import header_of
+from kb.pure.notes.links import wikilinks
 from kb.pure.style import dash_findings
 from kb.shell.main import run
 from tests.conftest import REPO, RunKb

@@ -57,7 +57,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("tests/unit/test_warm_text.py", "tests/properties/test_warm_text_properties.py"),
     ),
     "privacy": (
-        "kb/pure/manifest.py",
+        "kb/pure/notes/manifest.py",
         ("tests/unit/test_private_layer.py", "tests/properties/test_names_properties.py"),
     ),
     "merge": (
@@ -91,7 +91,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("tests/unit/test_sources_rules.py", "tests/properties/test_sources_properties.py"),
     ),
     "chunking": (
-        "kb/pure/chunking.py",
+        "kb/pure/notes/chunking.py",
         ("tests/unit/test_decisions.py",),
     ),
     "aliases": (
@@ -109,11 +109,11 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     # the safe reader's pure judgement; the unit file drives kb.io.safe_read in process over
     # a real base in tmp_path (links, FIFOs, hard links), the rules file calls it directly
     "reading": (
-        "kb/pure/reading.py",
+        "kb/pure/notes/reading.py",
         ("tests/unit/test_safe_read.py", "tests/unit/test_reading_rules.py"),
     ),
     "lookalike": (
-        "kb/pure/lookalike.py",
+        "kb/pure/notes/lookalike.py",
         (
             "tests/unit/test_lookalike_rules.py",
             "tests/unit/test_private_layer.py",

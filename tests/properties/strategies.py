@@ -16,8 +16,8 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from kb.pure.answering.entries import Entry
-from kb.pure.header import first_heading, headings
-from kb.pure.tokens import normalise
+from kb.pure.notes.header import first_heading, headings
+from kb.pure.notes.tokens import normalise
 
 # -- words ----------------------------------------------------------------------------------
 
@@ -243,7 +243,7 @@ class BaseSpec:
             if isinstance(self.private_decl, tuple):
                 folders = tuple(f.strip().rstrip("/") for f in self.private_decl if f.strip())
                 # A declared folder with nothing on disk names nothing: the defaults then
-                # stay private beside the declaration (kb.pure.manifest.fail_closed).
+                # stay private beside the declaration (kb.pure.notes.manifest.fail_closed).
                 # Names are compared as people see them (issue 24): here, letter case.
                 on_disk = {d.casefold() for d in self._folders_on_disk()}
                 if any(f.casefold() not in on_disk for f in folders):

@@ -23,8 +23,8 @@ from kb.pure.checks import (
     group_findings,
     group_line,
 )
-from kb.pure.header import lines_of
-from kb.pure.links import citations, wikilinks
+from kb.pure.notes.header import lines_of
+from kb.pure.notes.links import citations, wikilinks
 from tests.properties.strategies import FleetSpec, fleets, write_fleet
 
 MARK = "\u00a7"  # appears only inside code; prose is drawn without it

@@ -26,7 +26,7 @@ from kb.pure.answering.context import (
     render_json,
     render_text,
 )
-from kb.pure.header import first_heading, lines_of
+from kb.pure.notes.header import first_heading, lines_of
 
 PROPS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -24,7 +24,7 @@ from kb.pure.logbounds import (
     loggable,
     utf8_len,
 )
-from kb.pure.tokens import MAX_QUESTION_CHARS
+from kb.pure.notes.tokens import MAX_QUESTION_CHARS
 from tests.properties.test_secrets_corpus import CAUGHT, fill_seeded, leaks
 
 MARKERS = ("[REDACTED_KEY]", "[REDACTED_TOKEN]", "[REDACTED_SECRET]", "[REDACTED_PRIVATE_KEY]")

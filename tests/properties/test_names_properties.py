@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kb.pure.lookalike import CONFUSABLES, lookalike_message, looks_like, skeleton
-from kb.pure.manifest import DEFAULT_PRIVATE_FOLDERS, PrivateLayer, private_layer
+from kb.pure.notes.lookalike import CONFUSABLES, lookalike_message, looks_like, skeleton
+from kb.pure.notes.manifest import DEFAULT_PRIVATE_FOLDERS, PrivateLayer, private_layer
 
 # Latin letter -> every character of the table drawn like it
 _DRAWN_AS: dict[str, list[str]] = {}

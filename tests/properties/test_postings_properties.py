@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from kb.io.indexer import index_bases
 from kb.io.memory import Memory
 from kb.pure.answering.suggest import suggest_among
-from kb.pure.tokens import question_terms
+from kb.pure.notes.tokens import question_terms
 from tests.properties.strategies import BaseSpec, FleetSpec, NoteSpec, files_of, fleets, write_files
 from tests.properties.test_cache_properties import Change, apply, changes
 

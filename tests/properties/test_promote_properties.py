@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.pure import consolidate, ingest, rejections
-from kb.pure.names import is_usable_name
+from kb.pure.notes.names import is_usable_name
 from kb.pure.promote import LENSES, Proposal, parse_proposals, read_verdict
 from kb.pure.promoterun import (
     Deposit,

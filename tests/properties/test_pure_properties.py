@@ -13,10 +13,10 @@ from kb.pure.answering.entries import Entry, parse_note, prepare
 from kb.pure.answering.keyword import KeywordHit, KeywordIndex
 from kb.pure.answering.textrank import NO_STATS, TextStats, fleet_stats
 from kb.pure.answering.verdict import confidence_of, floor_for
-from kb.pure.chunking import chunk
-from kb.pure.header import first_heading, front_matter, header_of, terms_in
-from kb.pure.manifest import PrivateLayer
-from kb.pure.tokens import STOPWORDS, normalise
+from kb.pure.notes.chunking import chunk
+from kb.pure.notes.header import first_heading, front_matter, header_of, terms_in
+from kb.pure.notes.manifest import PrivateLayer
+from kb.pure.notes.tokens import STOPWORDS, normalise
 from tests.properties.strategies import alias_pairs, entries, questions
 
 PURE = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.pure.answering.fusion import TextHit
+from kb.pure.notes.tokens import normalise
 from kb.pure.remember import NOOP_AT, UPDATE_AT, measure, propose
-from kb.pure.tokens import normalise
 
 WORDS = [
     "harbor",

@@ -14,8 +14,8 @@ from kb.io.indexer import index_bases
 from kb.io.memory import Memory
 from kb.pure.answering.textrank import Candidate, TextStats, score_chunks
 from kb.pure.answering.verdict import Evidence, Verdict, coverage_of, verdict_of
-from kb.pure.header import derived_keys
-from kb.pure.tokens import MAX_QUESTION_CHARS, fold, normalise, question_terms, stem
+from kb.pure.notes.header import derived_keys
+from kb.pure.notes.tokens import MAX_QUESTION_CHARS, fold, normalise, question_terms, stem
 
 PURE = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 REPO = Path(__file__).resolve().parents[2]

@@ -23,7 +23,7 @@ from kb.pure.blocks import (
 )
 from kb.pure.bootinput import ROUTE_BUDGET, routed_text, strip_envelopes
 from kb.pure.classify import MAX_PANEL, parse_reply
-from kb.pure.header import SEARCH_LABELS, labelled
+from kb.pure.notes.header import SEARCH_LABELS, labelled
 from kb.pure.session import safe_session
 
 ROOT = Path("/fleet")

@@ -23,8 +23,8 @@ from kb.pure.answering.suggest import (
     within_bound,
     word_bound,
 )
-from kb.pure.spelling import distance, one_edit
-from kb.pure.tokens import normalise, question_terms
+from kb.pure.notes.spelling import distance, one_edit
+from kb.pure.notes.tokens import normalise, question_terms
 
 WORDS = [
     "publico",

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.pure.jsonout import dumps
-from kb.pure.names import BIDI_CONTROLS, printable
+from kb.pure.notes.names import BIDI_CONTROLS, printable
 from kb.shell.main import terminal_safe
 from kb.shell.outcome import Outcome
 

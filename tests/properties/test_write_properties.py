@@ -25,9 +25,10 @@ from hypothesis import strategies as st
 from kb.io import atomic, newtree
 from kb.io import notewrite as io_write
 from kb.pure.answering.entries import dead_keys
-from kb.pure.header import front_matter, header_of
 from kb.pure.listing import PROVENANCES, STAGES
-from kb.pure.names import is_usable_name
+from kb.pure.notes.header import front_matter, header_of
+from kb.pure.notes.names import is_usable_name
+from kb.pure.notes.tokens import STOPWORDS
 from kb.pure.notewrite import (
     insert_entry,
     legal_folder,
@@ -37,7 +38,6 @@ from kb.pure.notewrite import (
     stopword_keys,
 )
 from kb.pure.skeleton import MEMORY_FOLDERS, agent_skeleton
-from kb.pure.tokens import STOPWORDS
 from kb.shell.initwrite import write_note
 from kb.shell.inputs import WriteInput
 from tests.golden.test_skeletons import fingerprint

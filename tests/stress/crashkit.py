@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb.io.atomic import is_temp_name
-from kb.pure.manifest import private_layer
+from kb.pure.notes.manifest import private_layer
 
 KB = (sys.executable, "-m", "kb.shell.main")
 TIMEOUT_S = 120.0  # generous: the machine is loaded, and a hang is a failure, not a flake

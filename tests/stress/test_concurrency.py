@@ -203,7 +203,7 @@ def _expected_note(r: dict[str, Any]) -> tuple[str, str]:
 
 
 def test_no_note_is_lost_or_half_written(storm: Storm) -> None:
-    from kb.pure.header import front_matter, header_of
+    from kb.pure.notes.header import front_matter, header_of
 
     written = list(storm.ok("write"))
     assert written
@@ -268,7 +268,7 @@ def test_every_source_record_is_whole(storm: Storm) -> None:
 
 
 def test_every_capture_deposit_is_whole(storm: Storm) -> None:
-    from kb.pure.header import front_matter
+    from kb.pure.notes.header import front_matter
 
     captured = list(storm.ok("capture", "capture"))
     assert captured
@@ -288,7 +288,7 @@ def test_every_capture_deposit_is_whole(storm: Storm) -> None:
 
 
 def test_nothing_temporary_or_half_written_is_left(storm: Storm) -> None:
-    from kb.pure.header import front_matter, header_of
+    from kb.pure.notes.header import front_matter, header_of
 
     leftovers = [
         str(p.relative_to(storm.fleet))

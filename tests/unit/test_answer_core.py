@@ -5,7 +5,7 @@ from __future__ import annotations
 from kb.pure import answer as core
 from kb.pure.answering.fusion import Found, Passage
 from kb.pure.answering.verdict import Confidence
-from kb.pure.paths import Layer
+from kb.pure.notes.paths import Layer
 
 
 def passage(heading: str, text: str) -> Passage:

@@ -1,4 +1,5 @@
-"""Unit tests of kb.pure.checks and kb.pure.links: the corners the fixture fleet does not reach."""
+"""Unit tests of kb.pure.checks and kb.pure.notes.links: the corners the fixture fleet does not
+reach."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from kb.pure.checks import (
     records_hidden,
     with_cross_base_hint,
 )
-from kb.pure.links import citations, wikilinks
-from kb.pure.manifest import PrivateLayer
+from kb.pure.notes.links import citations, wikilinks
+from kb.pure.notes.manifest import PrivateLayer
 from kb.pure.sources import Record, bibliography_line
 
 FOLDERS = PrivateLayer(whole=False, folders=("profile", "drafts"))

@@ -52,7 +52,7 @@ from kb.pure.checks import (
     uncited_findings,
     with_cross_base_hint,
 )
-from kb.pure.manifest import PrivateLayer
+from kb.pure.notes.manifest import PrivateLayer
 from kb.pure.sources import Record, bibliography_line
 from tests.unit.test_checks import FOLDERS, facts
 

@@ -60,7 +60,7 @@ from kb.pure.answering.verdict import (
     unknown_to_fleet,
     verdict_of,
 )
-from kb.pure.chunking import MAX_CHARS, OVERLAP_CHARS, chunk, windows
+from kb.pure.notes.chunking import MAX_CHARS, OVERLAP_CHARS, chunk, windows
 
 
 def entry(rel: str, keys: tuple[str, ...] = (), derived: bool = False, base: str = "ada") -> Entry:
@@ -613,7 +613,7 @@ def test_a_section_of_exactly_the_limit_is_one_window_and_the_windows_cover_the_
 
 
 def test_a_window_breaks_at_the_last_paragraph_break_past_a_third() -> None:
-    from kb.pure.chunking import MIN_BREAK_BYTES
+    from kb.pure.notes.chunking import MIN_BREAK_BYTES
 
     first = "a" * (MIN_BREAK_BYTES + 10)
     second = "b" * 200

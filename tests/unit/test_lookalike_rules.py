@@ -1,4 +1,4 @@
-"""Names compared as people see them (kb.pure.lookalike), rule by rule (issue 25: each rule
+"""Names compared as people see them (kb.pure.notes.lookalike), rule by rule (issue 25: each rule
 stated by a test that fails when the rule does)."""
 
 from __future__ import annotations
@@ -7,7 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from kb.pure.lookalike import how_alike, lookalike_message, looks_like, path_skeleton, skeleton
+from kb.pure.notes.lookalike import (
+    how_alike,
+    lookalike_message,
+    looks_like,
+    path_skeleton,
+    skeleton,
+)
 
 CYRILLIC_E = "\u0435"  # drawn as a Latin e
 

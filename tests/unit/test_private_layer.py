@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.pure.manifest import (
+from kb.pure.notes.manifest import (
     DEFAULT_PRIVATE_FOLDERS,
     Manifest,
     PrivateLayer,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kb.pure.tokens import language_of_words, question_terms, words
+from kb.pure.notes.tokens import language_of_words, question_terms, words
 
 
 def test_an_english_question_keeps_words_that_are_only_portuguese_stopwords() -> None:

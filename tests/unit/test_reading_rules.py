@@ -1,11 +1,11 @@
-"""The safe reader's judgement (kb.pure.reading), rule by rule, on what a descriptor holds
+"""The safe reader's judgement (kb.pure.notes.reading), rule by rule, on what a descriptor holds
 (issue 25: each rule stated by a test that fails when the rule does)."""
 
 from __future__ import annotations
 
-from kb.pure import reading
-from kb.pure.manifest import PrivateLayer
-from kb.pure.reading import Held, Walked, refusal, relative_inside
+from kb.pure.notes import reading
+from kb.pure.notes.manifest import PrivateLayer
+from kb.pure.notes.reading import Held, Walked, refusal, relative_inside
 
 LAYER = PrivateLayer(whole=False, folders=("records",))
 NONE: frozenset[tuple[int, int]] = frozenset()

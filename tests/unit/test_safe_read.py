@@ -13,7 +13,7 @@ import pytest
 
 from kb.io.safe_read import BECAME_LINK, GONE, Read, Refused, read_note
 from kb.io.walk import BaseSnapshot, discover
-from kb.pure import reading
+from kb.pure.notes import reading
 
 PUBLIC = "# Public\n\n**Search for:** harbour\n\nthe public harbour note\n"
 PRIVATE = "# Contract\n\n**Search for:** retainer\n\nthe private retainer clause\n"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from kb.pure import syncplan
-from kb.pure.manifest import private_layer
 from kb.pure.merge import MAX_COUNT, count_problem, merge, owns
+from kb.pure.notes.manifest import private_layer
 from kb.pure.syncplan import Place, own_kind, routed_lines
 
 PLACES = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kb.pure import trust
-from kb.pure.manifest import parse_manifest
+from kb.pure.notes.manifest import parse_manifest
 from kb.pure.trust import AWAITS, Command, Facts, Named, judge
 
 

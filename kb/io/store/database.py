@@ -39,7 +39,7 @@ from kb.io.store.warm import WarmCopy
 from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.answering.calibration import Calibration
 from kb.pure.answering.textrank import TextStats
-from kb.pure.paths import MAP_NAMES
+from kb.pure.notes.paths import MAP_NAMES
 
 if TYPE_CHECKING:
     from kb.pure.answering.warmtext import WarmText

@@ -27,8 +27,8 @@ from kb.pure.answering.entries import (
     sets_from_norms,
     token_sets,
 )
-from kb.pure.header import front_matter
-from kb.pure.paths import stem_of
+from kb.pure.notes.header import front_matter
+from kb.pure.notes.paths import stem_of
 
 if TYPE_CHECKING:
     from kb.io.store.database import Store

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from kb.io.store.schema import SQL_VARIABLES
 from kb.pure.answering.textrank import Counts, PageWords, page_counts, page_words
-from kb.pure.tokens import words
+from kb.pure.notes.tokens import words
 
 if TYPE_CHECKING:
     from kb.io.store.database import Store

@@ -15,7 +15,7 @@ from kb.io.safe_read import Read, read_note
 from kb.io.store.headers import FileHeader, LightHeader, content_hash
 from kb.io.store.textreader import counts_text
 from kb.io.walk import BaseSnapshot
-from kb.pure.header import field_exact, front_matter
+from kb.pure.notes.header import field_exact, front_matter
 
 if TYPE_CHECKING:
     import sqlite3
@@ -71,7 +71,7 @@ class TextWriter:
         rows, or how to read them: then they are read only when `sources_stamp` differs
         from the one the base's rows were written with (checked inside the transaction), and
         written with it."""
-        from kb.pure.chunking import chunk  # only indexing splits notes into chunks
+        from kb.pure.notes.chunking import chunk  # only indexing splits notes into chunks
 
         # this connection's own writes do not move its `data_version`: the vocabulary is
         # read again by a question after this sync

@@ -21,7 +21,7 @@ from kb.pure.answering.calibration import (
     title_words_known,
 )
 from kb.pure.answering.textrank import TextStats
-from kb.pure.tokens import question_terms, stem
+from kb.pure.notes.tokens import question_terms, stem
 
 if TYPE_CHECKING:
     from kb.io.store.database import Store

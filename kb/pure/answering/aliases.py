@@ -11,7 +11,7 @@ Rules of this module:
 
 from __future__ import annotations
 
-from kb.pure.tokens import normalise, question_terms
+from kb.pure.notes.tokens import normalise, question_terms
 
 
 def _matching(

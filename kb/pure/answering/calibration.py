@@ -33,7 +33,7 @@ from functools import cache
 
 from attrs import frozen
 
-from kb.pure.tokens import Language, language_of_words, question_terms, words
+from kb.pure.notes.tokens import Language, language_of_words, question_terms, words
 
 # The everyday questions, in the two languages kb folds and stops words for. Written for
 # kb; no dev corpus's question is among them or was rewritten into one.

@@ -33,8 +33,8 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from kb.pure.header import SEARCH_LABELS, body_start, labelled, lines_of
-from kb.pure.tokens import normalise
+from kb.pure.notes.header import SEARCH_LABELS, body_start, labelled, lines_of
+from kb.pure.notes.tokens import normalise
 
 DEFAULT_PER_FILE = 4000
 DEFAULT_TOTAL = 8000

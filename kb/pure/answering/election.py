@@ -22,7 +22,7 @@ from attrs import frozen
 
 from kb.pure.answering.fusion import Found
 from kb.pure.answering.keyword import KeywordHit
-from kb.pure.paths import kind_of
+from kb.pure.notes.paths import kind_of
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 

@@ -24,9 +24,9 @@ from typing import Literal, NamedTuple
 
 from attrs import frozen
 
-from kb.pure.header import Header, derived_keys, first_heading, header_of
-from kb.pure.paths import is_exempt, is_orientation, stem_of
-from kb.pure.tokens import normalise
+from kb.pure.notes.header import Header, derived_keys, first_heading, header_of
+from kb.pure.notes.paths import is_exempt, is_orientation, stem_of
+from kb.pure.notes.tokens import normalise
 
 Bucket = Literal["entry", "exempt", "unreachable"]
 

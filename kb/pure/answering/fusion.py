@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 from attrs import evolve, frozen
 
 from kb.pure.answering.keyword import KeywordHit
-from kb.pure.paths import Layer, layer_of
-from kb.pure.tokens import normalise
+from kb.pure.notes.paths import Layer, layer_of
+from kb.pure.notes.tokens import normalise
 
 RRF_K = 60  # the original's rank-fusion constant; kept for the record, no longer used
 # The keyword ranking's weight beside the text ranking's. On til-dev (plain notes, fused

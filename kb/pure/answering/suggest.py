@@ -29,8 +29,8 @@ from collections.abc import Iterable
 from attrs import frozen
 
 from kb.pure.answering.entries import Entry
-from kb.pure.spelling import deletions, one_edit
-from kb.pure.tokens import normalise, question_terms
+from kb.pure.notes.spelling import deletions, one_edit
+from kb.pure.notes.tokens import normalise, question_terms
 
 SUGGEST_FLOOR = 0.65
 SUGGEST_LIMIT = 8

@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from attrs import frozen
 
-from kb.pure.tokens import stem, words
+from kb.pure.notes.tokens import stem, words
 
 # (heading word counts, body word counts, length in words): what BM25 reads of a chunk.
 Counts = tuple[Mapping[str, int], Mapping[str, int], int]

@@ -34,7 +34,7 @@ from attrs import frozen
 
 from kb.pure.answering.fusion import Found, TextHit
 from kb.pure.answering.keyword import W_KEYWORD, KeywordHit
-from kb.pure.tokens import normalise
+from kb.pure.notes.tokens import normalise
 
 Verdict = Literal["hit", "guess", "nothing"]
 

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from attrs import frozen
 
 from kb.pure.answering.textrank import Counts, TextStats
-from kb.pure.tokens import stem
+from kb.pure.notes.tokens import stem
 
 # FTS5's bm25 as `kb.io.store.ranking.RANK_ROWID_SQL` calls it: k1 and b are FTS5's built-in
 # constants, and the heading path weighs 2, the text 1 (base and path are unindexed).

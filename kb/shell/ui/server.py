@@ -35,7 +35,7 @@ from starlette.routing import Route
 
 from kb.io.memory import OpenError
 from kb.pure.jsonout import dumps
-from kb.pure.plural import counted
+from kb.pure.notes.plural import counted
 from kb.pure.uiapi import NO_SUCH_PAGE, NOT_SERVED, Json, error_payload
 from kb.shell.ui.chat import chat_events
 from kb.shell.ui.room import Reader

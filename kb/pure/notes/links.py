@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kb.pure.header import lines_of
+from kb.pure.notes.header import lines_of
 
 FENCES = ("```", "~~~")
 CITE_OPEN = "[src:"

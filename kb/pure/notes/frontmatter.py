@@ -1,6 +1,6 @@
 """Front matter read as nested values: scalars, lists and mappings (a YAML-ish subset).
 
-`kb.pure.header.front_matter` reads the flat `key: value` lines the index and the facets use;
+`kb.pure.notes.header.front_matter` reads the flat `key: value` lines the index and the facets use;
 this module reads the same block with its nesting, for `kb list --where` and `--sort`.
 
 Rules of this module:
@@ -28,7 +28,7 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from kb.pure.header import lines_of
+from kb.pure.notes.header import lines_of
 
 MAX_DEPTH = 32
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 
 from attrs import frozen
 
-from kb.pure.lookalike import path_skeleton, skeleton, spelled_alike
+from kb.pure.notes.lookalike import path_skeleton, skeleton, spelled_alike
 
 
 @frozen
@@ -65,7 +65,7 @@ class PrivateLayer:
 
     def covers(self, rel: str) -> bool:
         """Whether `rel` (a path relative to the base) is private: its first segments look
-        like a private folder's, compared as people see names (kb.pure.lookalike), so
+        like a private folder's, compared as people see names (kb.pure.notes.lookalike), so
         `Records/x.md` and `rеcords/x.md` (a Cyrillic `е`) are covered by `records`."""
         if self.whole:
             return True
@@ -108,7 +108,7 @@ class PrivateLayer:
         """(private folder, folder on disk) for every folder among the first segments of
         `rels` that is covered by a private folder it is not spelled as (other case, other
         script): kept private, and worth a warning. A spelling that differs only in Unicode
-        form is the same spelling (kb.pure.lookalike.spelled_alike)."""
+        form is the same spelling (kb.pure.notes.lookalike.spelled_alike)."""
         if self.whole:
             return ()
         out: dict[tuple[str, str], None] = {}

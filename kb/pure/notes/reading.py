@@ -6,7 +6,7 @@ Rules of this module (`refusal`), in order; the first that applies refuses:
 2. Its real path (the descriptor's, links and renamed folders resolved) must lie inside the
    base's real root: a link out of the base could serve anything.
 3. Without `--all`, the real path must not be private, compared as people see names
-   (kb.pure.manifest.PrivateLayer.covers): a note swapped for a link into `records/`, a
+   (kb.pure.notes.manifest.PrivateLayer.covers): a note swapped for a link into `records/`, a
    folder swapped for a link to `records/`, a private folder renamed to `Records/`, are
    all judged where the file really is.
 4. Without `--all`, the file must not be one the walk judged private under another name
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from kb.pure.manifest import PrivateLayer
+from kb.pure.notes.manifest import PrivateLayer
 
 
 @frozen

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from kb.pure.header import body_start, lines_of
+from kb.pure.notes.header import body_start, lines_of
 
 MAX_CHARS = 1800
 OVERLAP_CHARS = 300
