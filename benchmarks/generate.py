@@ -10,7 +10,7 @@ line, body paragraphs and `##` sections with a few `[[wikilinks]]`. A note avera
 4 KB, so 10,000 notes are about 40 MB.
 
 Around those N notes (version 2): each base keeps source records in `sources/{KEY}.txt`,
-written by kb's own renderer (`kb.pure.sources.render_record`, keys from `mint_key`), and
+written by kb's own renderer (`kb.pure.writing.sources.render_record`, keys from `mint_key`), and
 about one public note in five cites one to three of them as `[src:KEY]` in its prose, with
 the exact bibliography line under a closing `## Sources` section; a citing knowledge note
 usually opens with front matter (`provenance`, `stage`, `evidence_tier`, `valid_for`). A few
@@ -47,7 +47,7 @@ from functools import cache
 from itertools import accumulate
 from pathlib import Path
 
-from kb.pure.sources import Record, bibliography_line, mint_key, render_record
+from kb.pure.writing.sources import Record, bibliography_line, mint_key, render_record
 
 GENERATOR_VERSION = 2  # bump when the output of a given (notes, agents, seed) changes
 

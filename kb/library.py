@@ -99,7 +99,7 @@ def write_note(
     list it in the agent's map, as `kb write` does (`title` is `--title`: without it the
     body's own `# ` heading, or a title derived from its first line); the new note's path.
     Raises `WriteRefused` with `kb write`'s message when it would refuse."""
-    from kb.pure import notewrite as nw
+    from kb.pure.writing import notewrite as nw
     from kb.shell.initwrite import write_note as run
     from kb.shell.inputs import WriteInput
 

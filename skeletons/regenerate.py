@@ -5,7 +5,7 @@
 Runs `kb init skeleton` and `kb init --person` into a scratch fleet and replaces
 skeletons/agent-skeleton/ and skeletons/person-skeleton/ with what they wrote. The drift
 test (tests/golden/test_skeletons.py) fails whenever these folders and `kb init` disagree;
-run this after changing kb/pure/skeleton.py, and review the diff before committing it.
+run this after changing kb/pure/writing/skeleton.py, and review the diff before committing it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""`kb check`'s reading half: each base read once into a `BaseFacts` value for kb.pure.checks.
+"""`kb check`'s reading half: each base read once into a `BaseFacts` value for
+kb.pure.writing.checks.
 
 Reads only: the walk snapshot, every discovered file's text, the base's `.gitignore`, its
-source records, and (when kb.pure.checks asks for it) the citation keys in the private layer.
-Nothing is written and the index is never opened, so `kb check` can run on a read-only fleet
+source records, and (when kb.pure.writing.checks asks for it) the citation keys in the private
+layer. Nothing is written and the index is never opened, so `kb check` can run on a read-only fleet
 and leaves no `.kb/` folder behind.
 """
 
@@ -14,7 +15,8 @@ from pathlib import Path
 from kb.io.safe_read import Refused, read_note
 from kb.io.sources import load_records
 from kb.io.walk import UNREAD_FOLDER, BaseSnapshot, WalkError, discover, expand_roots, read_text
-from kb.pure.checks import (
+from kb.pure.notes.links import CITE_OPEN, citations
+from kb.pure.writing.checks import (
     KNOWLEDGE_DIRS,
     BaseFacts,
     Unreadable,
@@ -22,8 +24,7 @@ from kb.pure.checks import (
     private_scan_folders,
     records_hidden,
 )
-from kb.pure.notes.links import CITE_OPEN, citations
-from kb.pure.sources import Record
+from kb.pure.writing.sources import Record
 
 
 def _read(snap: BaseSnapshot, rel: str) -> str | tuple[None, str]:

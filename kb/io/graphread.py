@@ -1,4 +1,4 @@
-"""Reading an open Memory's notes for kb.pure.graph: every file discovered in scope, once.
+"""Reading an open Memory's notes for kb.pure.writing.graph: every file discovered in scope, once.
 
 Only files the Memory discovered are read, so the private layer is absent without --all
 (nothing here lists a folder). A file that is not UTF-8 text, or vanished since the walk,
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kb.io.memory import Memory
 from kb.io.safe_read import note_text
-from kb.pure.graph import Graph, Note, build, fold_keys
+from kb.pure.writing.graph import Graph, Note, build, fold_keys
 
 
 def read_graph(memory: Memory) -> Graph:

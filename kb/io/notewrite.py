@@ -1,6 +1,6 @@
 """The disk half of `kb write`: read the body from stdin, then write the note and the map as
 one act. Every decision (what the note says, where the entry goes) was made in
-kb.pure.notewrite before anything here runs.
+kb.pure.writing.notewrite before anything here runs.
 
 One act means: the note is created without ever replacing a file (a hard link from a
 finished temp file, so a note already there is never overwritten and a reader never sees

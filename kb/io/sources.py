@@ -34,7 +34,7 @@ from attrs import frozen
 from kb.io.atomic import crash_point, sweep_temps
 from kb.io.walk import shown
 from kb.pure.notes.manifest import PrivateLayer, private_layer
-from kb.pure.sources import (
+from kb.pure.writing.sources import (
     Draft,
     Record,
     draft_problem,

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kb.pure.graph import Direction, Note, Step, View
 from kb.pure.jsonout import dumps
+from kb.pure.writing.graph import Direction, Note, Step, View
 
 FORMATS = ("mermaid", "dot", "json")
 _HEADS = {"out": "Links out of", "in": "Links into", "both": "Links into and out of"}

@@ -45,9 +45,9 @@ from kb.pure.handoff import cut_bytes
 from kb.pure.notes.names import is_usable_name, printable
 from kb.pure.notes.paths import kind_of
 from kb.pure.notes.plural import counted
-from kb.pure.notewrite import legal_folder, parse_keys
 from kb.pure.rejections import Row, ascii_lower
-from kb.pure.skeleton import MEMORY_FOLDERS
+from kb.pure.writing.notewrite import legal_folder, parse_keys
+from kb.pure.writing.skeleton import MEMORY_FOLDERS
 
 LENSES = ("contradiction", "duplication", "scope")
 REPEAT_LIMIT = 3

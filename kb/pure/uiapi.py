@@ -12,7 +12,7 @@ Rules of this module (workflow-verbs.md §18, with our additions after the spec'
   suggestions (only for `nothing`) and the shortfall sentences (for anything short of
   `hit`).
 - `/api/stacks`: one shelf per base, one book per discovered file. Wikilinks resolve by the
-  linter's rule (kb.pure.checks `stems_of`: the exact stem, inside the base, never across
+  linter's rule (kb.pure.writing.checks `stems_of`: the exact stem, inside the base, never across
   a base edge), so the page and `kb check` cannot disagree about what is broken. Links in
   `templates/` are placeholders and count for nothing; the map's own links are not
   backlinks (the map links to everything). Ribbons name what a reader should know at a
@@ -38,11 +38,11 @@ from kb.pure.answering.fusion import Found
 from kb.pure.answering.keyword import KeywordHit
 from kb.pure.answering.verdict import Confidence
 from kb.pure.blocks import Block, invalidation_costs
-from kb.pure.checks import LINK_EXEMPT, Finding, stems_of
 from kb.pure.jsonout import round6
 from kb.pure.notes.header import first_heading
 from kb.pure.notes.links import citations, wikilinks
 from kb.pure.notes.paths import folder_of, layer_of, stem_of
+from kb.pure.writing.checks import LINK_EXEMPT, Finding, stems_of
 
 Json = dict[str, Any]
 KEYWORDS_CHARTED = 8  # bars in the page's chart: enough to see the cliff below the top

@@ -1,4 +1,4 @@
-"""`kb check`: read each base once (kb.io.checker), judge and render it (kb.pure.checks).
+"""`kb check`: read each base once (kb.io.checker), judge and render it (kb.pure.writing.checks).
 
 It fixes nothing and writes nothing: not a note, not the index, not a log. Bases are walked
 first (stat only: the cross-base hint needs every base's file names), then read and judged
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kb.io.checker import discover_fleet, read_base
 from kb.io.walk import BaseSnapshot
-from kb.pure.checks import Unreadable, fleet_check, fleet_stems, judge_base
+from kb.pure.writing.checks import Unreadable, fleet_check, fleet_stems, judge_base
 from kb.shell.inputs import CheckInput
 from kb.shell.outcome import Outcome
 

@@ -1,7 +1,7 @@
 """`kb links` and `kb graph`: the link graph of the notes in scope, walked or exported.
 
 Both open the Memory (so the scope, the private layer and the keys are the ones every
-other verb sees), read the graph once through kb.io.graphread, and hand it to kb.pure.graph
+other verb sees), read the graph once through kb.io.graphread, and hand it to kb.pure.writing.graph
 and kb.pure.graphrender. Nothing is written except the header cache the Memory keeps.
 """
 
@@ -13,8 +13,17 @@ from returns.result import Failure, Success
 
 from kb.io.graphread import read_graph
 from kb.io.memory import Memory, OpenError
-from kb.pure.graph import Direction, Graph, Note, around_key, around_note, find_note, overview, walk
 from kb.pure.graphrender import RENDERERS, links_json, links_text
+from kb.pure.writing.graph import (
+    Direction,
+    Graph,
+    Note,
+    around_key,
+    around_note,
+    find_note,
+    overview,
+    walk,
+)
 from kb.shell.inputs import GraphInput, LinksInput
 from kb.shell.outcome import Outcome
 from kb.shell.readverbs import open_warnings

@@ -10,9 +10,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from kb.pure import notewrite as nw
-from kb.pure import skeleton as sk
 from kb.pure.notes.names import is_plain_component, is_usable_name, printable
+from kb.pure.writing import notewrite as nw
+from kb.pure.writing import skeleton as sk
 from kb.shell.inputs import InitInput, WriteInput
 from kb.shell.outcome import Outcome
 
@@ -77,7 +77,7 @@ def _create(
 
 def _interrupted(note_path: str, map_path: str, note: nw.Note) -> bool:
     """The note on disk is a regular file holding exactly `note`, and the map does not link
-    it (kb.pure.notewrite.interrupted); False whenever either cannot be read."""
+    it (kb.pure.writing.notewrite.interrupted); False whenever either cannot be read."""
     try:
         if os.path.islink(note_path) or not os.path.isfile(note_path):
             return False
@@ -160,7 +160,7 @@ def house_style(base_root: str) -> tuple[bool, tuple[str, ...]]:
     nearest above the base: in its parent (a fleet root that holds its bases) or in the
     folder above its `fleet/` folder. No fleet.txt means no house style."""
     from kb.io.walk import fleet_manifest
-    from kb.pure.style import NO_DASHES, STYLE_KEY, style_rules
+    from kb.pure.writing.style import NO_DASHES, STYLE_KEY, style_rules
 
     here = Path(os.path.abspath(base_root))
     for folder in (here.parent, here.parent.parent):
@@ -171,7 +171,7 @@ def house_style(base_root: str) -> tuple[bool, tuple[str, ...]]:
 
 
 def unknown_style(name: str) -> str:
-    from kb.pure.style import STYLES
+    from kb.pure.writing.style import STYLES
 
     return (
         f"kb write: fleet.txt names the style `{printable(name)}`, which kb does not know "

@@ -30,7 +30,7 @@ from kb.pure import panel as pn
 from kb.pure import panelrender as render
 from kb.pure.answering.election import ascii_lower
 from kb.pure.notes.names import printable
-from kb.pure.notewrite import join
+from kb.pure.writing.notewrite import join
 from kb.shell.inputs import PanelInput
 from kb.shell.outcome import Outcome
 

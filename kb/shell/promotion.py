@@ -1,6 +1,6 @@
 """The real effects of a promotion run (kb.pure.promoterun.Effects): the deposit on disk, the
 two model commands of fleet.txt (kb.io.model), the router's evidence (the Memory contract),
-`kb write`'s own writer (kb.shell.initwrite.write_note, through kb.pure.notewrite), and the
+`kb write`'s own writer (kb.shell.initwrite.write_note, through kb.pure.writing.notewrite), and the
 rejection log. `kb promote`, `kb ingest` and `kb consolidate` share it.
 
 - The evidence is what the router answers for the proposal's keys, long memory only: the
@@ -27,11 +27,11 @@ from kb.io.deposits import Unread, deposit_files, read_deposit
 from kb.io.memory import Memory, OpenError
 from kb.io.model import run_model
 from kb.io.walk import fleet_manifest
-from kb.pure import notewrite as nw
 from kb.pure.promote import Proposal
 from kb.pure.promoteprompts import evidence_of, evidence_text
 from kb.pure.promoterun import Deposit, Failed, WriteRefused, WriteResult, Written
 from kb.pure.rejections import Row
+from kb.pure.writing import notewrite as nw
 from kb.shell.inputs import WriteInput
 
 EVIDENCE_OVERSAMPLE = 3  # short-memory results are dropped from the evidence; ask for more

@@ -19,7 +19,6 @@ from kb.pure import capture as cap
 from kb.pure import handoff as ho
 from kb.pure.jsonout import dumps
 from kb.pure.notes.names import is_plain_component, printable
-from kb.pure.notewrite import choose_root, join
 from kb.pure.scrub import scrub
 from kb.pure.session import (
     SESSIONS_DIR,
@@ -29,6 +28,7 @@ from kb.pure.session import (
     read_envelope,
     render_events,
 )
+from kb.pure.writing.notewrite import choose_root, join
 from kb.shell.inputs import CaptureInput, HandoffInput
 from kb.shell.outcome import Outcome
 

@@ -1,6 +1,6 @@
 """`kb source add` and `kb sources` (workflow-verbs.md §5): typed input in, Outcome out.
 
-Everything decided here is decided by kb.pure.sources (checks, rendering, CSL); the disk
+Everything decided here is decided by kb.pure.writing.sources (checks, rendering, CSL); the disk
 work is kb.io.sources. `kb sources` reads the record files themselves, never the index, so
 an export is never an export of a stale cache.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from kb.io.sources import Added, add_source, gather, joined
 from kb.pure.jsonout import dumps
 from kb.pure.notes.plural import counted
-from kb.pure.sources import Draft, Record, bibliography_line, clean_value, csl_item
+from kb.pure.writing.sources import Draft, Record, bibliography_line, clean_value, csl_item
 from kb.shell.inputs import SourceInput, SourcesInput
 from kb.shell.outcome import Outcome
 

@@ -1,4 +1,4 @@
-"""Fuzz: source records `sources/{KEY}.txt` (kb.pure.sources) and the gold file `gold.tsv`
+"""Fuzz: source records `sources/{KEY}.txt` (kb.pure.writing.sources) and the gold file `gold.tsv`
 (kb.pure.gold). Both are decoded strictly; a refusal is a `Failure` holding one message."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from kb.pure import gold, sources
+from kb.pure import gold
+from kb.pure.writing import sources
 from tests.fuzz.hostile import hostile, line_of, one_line, raw_text, twice, words
 
 # -- source records ------------------------------------------------------------------------

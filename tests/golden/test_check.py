@@ -1,7 +1,7 @@
 """Golden files for `kb check` on its two fixture fleets and on the example fleet.
 
 tests/fixtures/check-fleet trips every check code at least once (see the docstring of
-kb.pure.checks for the table); tests/fixtures/check-clean is a fleet `kb check` calls clean.
+kb.pure.writing.checks for the table); tests/fixtures/check-clean is a fleet `kb check` calls clean.
 Both are copied to a scratch directory first, so a run that wrote anything would be caught
 by `test_check_writes_nothing` and could never dirty the source tree.
 

@@ -1,7 +1,7 @@
 """`kb init`: the published skeletons cannot drift from what it writes, a fresh agent is
 clean and served at once, and every refusal leaves the disk as it was.
 
-When a drift test fails after a deliberate change to kb/pure/skeleton.py, regenerate:
+When a drift test fails after a deliberate change to kb/pure/writing/skeleton.py, regenerate:
 
     python skeletons/regenerate.py
 
@@ -20,7 +20,7 @@ from kb import Memory
 from kb.pure.answering.entries import dead_keys
 from kb.pure.notes.header import header_of
 from kb.pure.notes.links import wikilinks
-from kb.pure.style import dash_findings
+from kb.pure.writing.style import dash_findings
 from kb.shell.main import run
 from tests.conftest import REPO, RunKb
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from kb.io.sources import MINT_FAILED, Refused, add_source, next_key
-from kb.pure.sources import Draft, is_key, parse_record
+from kb.pure.writing.sources import Draft, is_key, parse_record
 from kb.shell.table import usage_of
 from tests import unprivileged
 from tests.conftest import REPO, RunKb, check_golden

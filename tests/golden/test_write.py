@@ -462,7 +462,7 @@ def test_a_body_that_opens_with_its_heading_is_written_as_given(fleet: Path, kb:
     ],
 )
 def test_a_derived_title_is_the_first_line_cut_sensibly(body: str, title: str) -> None:
-    from kb.pure.notewrite import TITLE_MAX, derived_title
+    from kb.pure.writing.notewrite import TITLE_MAX, derived_title
 
     assert derived_title(body) == title
     assert len(derived_title(body)) <= TITLE_MAX + 3

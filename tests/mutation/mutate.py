@@ -87,7 +87,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "keys": (
-        "kb/pure/sources.py",
+        "kb/pure/writing/sources.py",
         ("tests/unit/test_sources_rules.py", "tests/properties/test_sources_properties.py"),
     ),
     "chunking": (
@@ -99,7 +99,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("tests/unit/test_decisions.py", "tests/properties/test_retrieval_properties.py"),
     ),
     "checks": (
-        "kb/pure/checks.py",
+        "kb/pure/writing/checks.py",
         (
             "tests/unit/test_checks_rules.py",
             "tests/unit/test_checks.py",

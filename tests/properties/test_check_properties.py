@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 from kb.io.checker import read_fleet
 from kb.io.memory import Memory
-from kb.pure.checks import (
+from kb.pure.notes.header import lines_of
+from kb.pure.notes.links import citations, wikilinks
+from kb.pure.writing.checks import (
     BaseFacts,
     Finding,
     check_base,
@@ -23,8 +25,6 @@ from kb.pure.checks import (
     group_findings,
     group_line,
 )
-from kb.pure.notes.header import lines_of
-from kb.pure.notes.links import citations, wikilinks
 from tests.properties.strategies import FleetSpec, fleets, write_fleet
 
 MARK = "\u00a7"  # appears only inside code; prose is drawn without it

@@ -52,7 +52,7 @@ from kb.io import sessions
 from kb.io.memory import Memory
 from kb.pure.scrub import scrub
 from kb.pure.session import Concluded, Refused, Routed, events_name
-from kb.pure.sources import mint_key
+from kb.pure.writing.sources import mint_key
 from kb.shell.main import run
 from kb.shell.mcp_server import Server
 from kb.shell.ui.room import Reader

@@ -1,4 +1,4 @@
-"""Properties of kb.pure.sources: keys, the record file, the bibliography line, CSL JSON.
+"""Properties of kb.pure.writing.sources: keys, the record file, the bibliography line, CSL JSON.
 
 The CSL checks are made against the CSL-JSON schema's variable list (citation-style-language
 /schema, csl-data.json), not against our own mapping table, and one test hands the items to
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from returns.result import Failure, Success
 
 from kb.pure.jsonout import dumps
-from kb.pure.sources import (
+from kb.pure.writing.sources import (
     ALPHABET,
     KEY_LENGTH,
     NOT_A_KEY,

@@ -29,7 +29,7 @@ from kb.pure.listing import PROVENANCES, STAGES
 from kb.pure.notes.header import front_matter, header_of
 from kb.pure.notes.names import is_usable_name
 from kb.pure.notes.tokens import STOPWORDS
-from kb.pure.notewrite import (
+from kb.pure.writing.notewrite import (
     insert_entry,
     legal_folder,
     parse_keys,
@@ -37,7 +37,7 @@ from kb.pure.notewrite import (
     section_heading,
     stopword_keys,
 )
-from kb.pure.skeleton import MEMORY_FOLDERS, agent_skeleton
+from kb.pure.writing.skeleton import MEMORY_FOLDERS, agent_skeleton
 from kb.shell.initwrite import write_note
 from kb.shell.inputs import WriteInput
 from tests.golden.test_skeletons import fingerprint

@@ -187,7 +187,7 @@ def test_no_caller_saw_a_locked_database_or_a_traceback(storm: Storm) -> None:
 
 def _expected_note(r: dict[str, Any]) -> tuple[str, str]:
     """(path under the fleet, exact text) of the note a write call should have made."""
-    from kb.pure.notewrite import NoteRequest, prepare
+    from kb.pure.writing.notewrite import NoteRequest, prepare
 
     call = lanes.calls("write", r["lane"], r["i"])[0]
     note = prepare(

@@ -47,7 +47,7 @@ from kb.io.lockfile import locked
 from kb.pure import rejections as rejection_rows
 from kb.pure.answering.entries import parse_note
 from kb.pure.session import Refused, Routed, event_line, parse_events
-from kb.pure.sources import parse_record
+from kb.pure.writing.sources import parse_record
 from tests.stress.budget import scaled
 from tests.stress.crashkit import (
     Calibration,

@@ -1,9 +1,11 @@
-"""Unit tests of kb.pure.checks and kb.pure.notes.links: the corners the fixture fleet does not
-reach."""
+"""Unit tests of kb.pure.writing.checks and kb.pure.notes.links: the corners the fixture fleet does
+not reach."""
 
 from __future__ import annotations
 
-from kb.pure.checks import (
+from kb.pure.notes.links import citations, wikilinks
+from kb.pure.notes.manifest import PrivateLayer
+from kb.pure.writing.checks import (
     BaseFacts,
     Finding,
     check_base,
@@ -14,9 +16,7 @@ from kb.pure.checks import (
     records_hidden,
     with_cross_base_hint,
 )
-from kb.pure.notes.links import citations, wikilinks
-from kb.pure.notes.manifest import PrivateLayer
-from kb.pure.sources import Record, bibliography_line
+from kb.pure.writing.sources import Record, bibliography_line
 
 FOLDERS = PrivateLayer(whole=False, folders=("profile", "drafts"))
 KEYS = "**Search for:** " + ", ".join(f"word{i}" for i in range(12)) + "\n"

@@ -1,4 +1,5 @@
-"""The rules of kb.pure.checks, one test per rule (workflow-verbs.md §2, decisions 0022, 0023).
+"""The rules of kb.pure.writing.checks, one test per rule (workflow-verbs.md §2, decisions 0022,
+0023).
 
 Each test builds the pure inputs (frozen attrs values, texts) directly and asserts the exact
 findings: code, level, file, line, message and order. They are in-process, so the mutation
@@ -9,7 +10,8 @@ the code, and these tests hold the wording the code now promises).
 
 from __future__ import annotations
 
-from kb.pure.checks import (
+from kb.pure.notes.manifest import PrivateLayer
+from kb.pure.writing.checks import (
     LINES_SHOWN,
     PLACE_WIDTH,
     BaseCheck,
@@ -52,8 +54,7 @@ from kb.pure.checks import (
     uncited_findings,
     with_cross_base_hint,
 )
-from kb.pure.notes.manifest import PrivateLayer
-from kb.pure.sources import Record, bibliography_line
+from kb.pure.writing.sources import Record, bibliography_line
 from tests.unit.test_checks import FOLDERS, facts
 
 KEY = "AAAAAAAAAA"

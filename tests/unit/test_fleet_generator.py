@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from kb.io.checker import read_fleet
-from kb.pure.checks import BaseFacts, Finding, check_base
-from kb.pure.sources import parse_record, render_record
+from kb.pure.writing.checks import BaseFacts, Finding, check_base
+from kb.pure.writing.sources import parse_record, render_record
 
 # Appended, not inserted: benchmarks/mcp.py must not shadow the installed `mcp` package.
 sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))

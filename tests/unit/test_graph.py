@@ -1,4 +1,4 @@
-"""kb.pure.graph, kb.pure.graphrender and kb.pure.httpguard on hand-made values: the corners
+"""kb.pure.writing.graph, kb.pure.graphrender and kb.pure.httpguard on hand-made values: the corners
 the fixture fleet does not reach."""
 
 from __future__ import annotations
@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from returns.result import Failure, Success
 
-from kb.pure.graph import (
+from kb.pure.graphrender import dot, mermaid
+from kb.pure.httpguard import origin_allowed, refusal, token_matches
+from kb.pure.writing.graph import (
     Edge,
     Graph,
     Note,
@@ -18,8 +20,6 @@ from kb.pure.graph import (
     path_links,
     resolve_path,
 )
-from kb.pure.graphrender import dot, mermaid
-from kb.pure.httpguard import origin_allowed, refusal, token_matches
 
 
 @pytest.mark.parametrize(

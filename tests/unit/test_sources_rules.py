@@ -1,4 +1,5 @@
-"""The rules of kb.pure.sources, one test per rule (workflow-verbs.md §5, docs/verbs/source-add.md).
+"""The rules of kb.pure.writing.sources, one test per rule (workflow-verbs.md §5,
+docs/verbs/source-add.md).
 
 Each test names the rule it protects in its docstring. They are pure and in-process, so the
 mutation runner (tests/mutation/mutate.py, module `keys`) can use them to kill mutants.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import pytest
 from returns.result import Success
 
-from kb.pure.sources import (
+from kb.pure.writing.sources import (
     ALPHABET,
     NOT_A_KEY,
     Draft,

@@ -51,8 +51,8 @@ from kb.pure.notes.lookalike import how_alike
 from kb.pure.notes.manifest import DEFAULT_PRIVATE_FOLDERS, PrivateLayer
 from kb.pure.notes.paths import is_exempt, stem_of
 from kb.pure.notes.plural import counted
-from kb.pure.sources import NOT_A_KEY, Record, bibliography_line, is_key
-from kb.pure.style import EM_DASH, EN_DASH, bibliography_entry, dash_findings
+from kb.pure.writing.sources import NOT_A_KEY, Record, bibliography_line, is_key
+from kb.pure.writing.style import EM_DASH, EN_DASH, bibliography_entry, dash_findings
 
 Level = Literal["error", "warning"]
 

@@ -34,9 +34,9 @@ from typing import Literal
 from attrs import frozen
 from returns.result import Failure, Result, Success
 
-from kb.pure.checks import LINK_EXEMPT, stems_of
 from kb.pure.notes.links import outside_code, wikilinks
 from kb.pure.notes.paths import folder_of, stem_of
+from kb.pure.writing.checks import LINK_EXEMPT, stems_of
 
 Direction = Literal["out", "in", "both"]
 Way = Literal["out", "in"]

@@ -61,8 +61,8 @@ from kb.pure.listing import PROVENANCES, STAGES
 from kb.pure.notes.names import is_plain_component, is_usable_name, printable
 from kb.pure.notes.plural import counted
 from kb.pure.notes.tokens import normalise
-from kb.pure.skeleton import MEMORY_FOLDERS
-from kb.pure.style import NO_DASHES, STYLE_KEY, dash_findings
+from kb.pure.writing.skeleton import MEMORY_FOLDERS
+from kb.pure.writing.style import NO_DASHES, STYLE_KEY, dash_findings
 
 DEFAULT_FOLDER = "knowledge"
 DEFAULT_PROVENANCE = "agent"
