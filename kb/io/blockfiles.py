@@ -1,4 +1,5 @@
-"""Reading an agent's `blocks.txt` and the files it lists; every decision is kb.pure.blocks'.
+"""Reading an agent's `blocks.txt` and the files it lists; every decision is
+kb.pure.sessions.blocks'.
 
 A listed file that is absent, unreadable or not UTF-8 comes back with no text, and the
 report names it as missing: a constitution is never silently shorter than its declaration.
@@ -24,8 +25,8 @@ from kb.io.safe_read import (
     read_note,
 )
 from kb.io.walk import BaseSnapshot
-from kb.pure.blocks import Block, BlockFile, measure, parse_blocks
 from kb.pure.notes.reading import NOT_A_FILE
+from kb.pure.sessions.blocks import Block, BlockFile, measure, parse_blocks
 
 BLOCKS_NAME = "blocks.txt"
 

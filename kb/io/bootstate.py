@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 
 from kb.io.atomic import before_write, write_atomic
 from kb.io.safe_read import Read, read_named
-from kb.pure.sessionname import safe_session
+from kb.pure.sessions.sessionname import safe_session
 
 if TYPE_CHECKING:  # the record's module is imported only when there is a record to parse
-    from kb.pure.continuity import Handoff
+    from kb.pure.sessions.continuity import Handoff
 
 HANDOFF_SUFFIX = ".handoff.md"
 LATEST_HANDOFF = "latest-handoff.txt"
@@ -75,7 +75,7 @@ def load_handoff(root: str, safe: str) -> Handoff | None:
     text = _read(sessions_dir(root) / f"{safe}{HANDOFF_SUFFIX}")
     if text is None:  # the common case on every `kb boot`: no handoff was saved
         return None
-    from kb.pure.continuity import parse_handoff
+    from kb.pure.sessions.continuity import parse_handoff
 
     return parse_handoff(text)
 
@@ -102,7 +102,7 @@ def latest_handoff(root: str) -> Handoff | None:
         if record is not None:
             return record
     for _, name in sorted(candidates, reverse=True):
-        from kb.pure.continuity import parse_handoff  # only when a record is on disk
+        from kb.pure.sessions.continuity import parse_handoff  # only when a record is on disk
 
         text = _read(folder / name)
         record = parse_handoff(text) if text is not None else None

@@ -26,7 +26,7 @@ from kb.io.checker import read_base
 from kb.io.memory import OpenBase
 from kb.io.safe_read import Read, read_note
 from kb.io.walk import BaseSnapshot, fleet_manifest, read_text
-from kb.pure.session import SESSIONS_DIR, safe_session
+from kb.pure.sessions.session import SESSIONS_DIR, safe_session
 from kb.pure.uiapi import BlocksFacts
 from kb.pure.writing.checks import BaseFacts
 

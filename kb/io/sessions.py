@@ -1,7 +1,8 @@
 """The disk half of `kb capture` and `kb handoff`: files under `{root}/.kb/sessions/`.
 
-No decisions here: kb.pure.session names the files and parses the events, kb.pure.capture
-decides what each deposit says, kb.pure.handoff decides every state change.
+No decisions here: kb.pure.sessions.session names the files and parses the events,
+kb.pure.sessions.capture decides what each deposit says, kb.pure.sessions.handoff decides every
+state change.
 
 - Events: appended one line at a time with O_APPEND (a line never interleaves with another
   writer's), read whole, and removed only after every deposit is on disk. A line appended
@@ -28,8 +29,8 @@ from returns.result import Failure, Result, Success
 
 from kb.io.atomic import crash_point, sweep_temps, write_atomic
 from kb.io.safe_read import Refused, read_named
-from kb.pure import handoff as ho
-from kb.pure.session import SESSIONS_DIR, Event, event_line, events_name, safe_session
+from kb.pure.sessions import handoff as ho
+from kb.pure.sessions.session import SESSIONS_DIR, Event, event_line, events_name, safe_session
 
 LOCK_NAME = "handoff.lock"
 # A change holds the lock for milliseconds; ten seconds of waiting means a holder is stuck

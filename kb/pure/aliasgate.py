@@ -34,7 +34,7 @@ from attrs import evolve, frozen
 
 from kb.pure.logbounds import cut, keep_recorded
 from kb.pure.notes.tokens import normalise, question_terms
-from kb.pure.session import flatten
+from kb.pure.sessions.session import flatten
 
 MAX_CANDIDATES = 3
 REJECTIONS_NAME = "kb-alias-rejections.txt"

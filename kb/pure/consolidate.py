@@ -29,7 +29,6 @@ from typing import Any
 
 from attrs import evolve, frozen
 
-from kb.pure.handoff import Record
 from kb.pure.jsonout import dumps
 from kb.pure.notes.names import printable
 from kb.pure.notes.paths import kind_of
@@ -39,6 +38,7 @@ from kb.pure.promoteprompts import FORMAT
 from kb.pure.promotereport import DRY_RUN, decided_lines
 from kb.pure.promoterun import Decided
 from kb.pure.rejections import ascii_lower
+from kb.pure.sessions.handoff import Record
 
 DEFAULT_SESSIONS = 5
 MIN_SESSIONS = 2

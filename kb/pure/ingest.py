@@ -30,7 +30,7 @@ from attrs import frozen
 
 from kb.pure.notes.names import printable
 from kb.pure.notes.plural import counted
-from kb.pure.session import flatten
+from kb.pure.sessions.session import flatten
 
 SLUG_CHARS = 60
 MAX_SUFFIX = 999

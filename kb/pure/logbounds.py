@@ -8,12 +8,12 @@ they must never grow without bound.
 
 Rules of this module:
 - A free text that lands in a log (a refused question, a misrouted message, a subject, a
-  reason) is first scrubbed of secrets (kb.pure.scrub, the scrubber `kb capture` uses), then
-  cut to `MAX_TEXT_CHARS`, the number of characters the router reads of a question
+  reason) is first scrubbed of secrets (kb.pure.sessions.scrub, the scrubber `kb capture` uses),
+  then cut to `MAX_TEXT_CHARS`, the number of characters the router reads of a question
   (`kb.pure.notes.tokens.MAX_QUESTION_CHARS`): what the router never read cannot be the vocabulary
   that needs fixing. `loggable` does both.
 - A text that holds none of the strings some rule of the scrubber needs is not scrubbed, and
-  the scrubber is not even imported (kb.pure.scrubgate): `kb route` and `kb boot` refuse
+  the scrubber is not even imported (kb.pure.sessions.scrubgate): `kb route` and `kb boot` refuse
   most questions without paying for it.
 - Scrubbed before it is cut: a key cut in half is too short for its shape and would survive.
   Only the first `MAX_TEXT_CHARS + SCRUB_MARGIN` characters are scrubbed (the cut drops the
@@ -41,7 +41,7 @@ from typing import TypeVar
 
 from kb.pure.notes.names import printable
 from kb.pure.notes.tokens import MAX_QUESTION_CHARS
-from kb.pure.scrubgate import could_hold_secret
+from kb.pure.sessions.scrubgate import could_hold_secret
 
 MAX_TEXT_CHARS = MAX_QUESTION_CHARS
 SCRUB_MARGIN = 8_000
@@ -76,7 +76,7 @@ def loggable(text: str) -> str:
     if could_hold_secret(window):  # most refused questions do not: not even its import
         # Imported here: the scrubber is not free to import (its rules and shapes, ~10 ms),
         # and most callers of the log modules (reading a log back, a merge) record nothing.
-        from kb.pure.scrub import scrub
+        from kb.pure.sessions.scrub import scrub
 
         window = scrub(window)
     return cut(printable(window, lines=True))

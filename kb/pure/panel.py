@@ -32,7 +32,7 @@ Rules of this module:
 - Text fields are flattened (tab, CR, LF become spaces; trimmed) so an objection cannot forge
   a row; names are flattened and lower-cased. The artifact key drops one leading `./` and
   turns `\\` into `/`, so one file is one round however it is typed.
-- Price: each reviewer's resident constitution (kb.pure.blocks tokens, the same figure
+- Price: each reviewer's resident constitution (kb.pure.sessions.blocks tokens, the same figure
   `kb blocks` and `kb boot` print) plus the artifact read once by every reviewer.
 """
 

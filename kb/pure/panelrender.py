@@ -18,7 +18,6 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from kb.pure.briefing import first_clause
 from kb.pure.jsonout import dumps, round6
 from kb.pure.notes.names import printable
 from kb.pure.notes.plural import counted
@@ -34,6 +33,7 @@ from kb.pure.panel import (
     artifacts,
     round_of,
 )
+from kb.pure.sessions.briefing import first_clause
 
 ROLE_CAP = 100
 ENDS_CAP = 150

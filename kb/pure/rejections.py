@@ -32,7 +32,7 @@ from attrs import evolve, frozen
 from kb.pure.jsonout import dumps
 from kb.pure.logbounds import bounded, cut, utf8_len
 from kb.pure.notes.names import printable
-from kb.pure.session import flatten
+from kb.pure.sessions.session import flatten
 
 LOG_NAME = "kb-rejections.txt"
 ROWS_PER_TOP = 4

@@ -20,7 +20,7 @@ Rules of this module (workflow-verbs.md §18, with our additions after the spec'
   question reaches it), `unreadable` (not UTF-8 text).
 - `/api/blocks`: per base with a blocks.txt, each block's bytes sent, estimated tokens and
   files, the running resident total and the worst-case invalidation cost per resident
-  block (kb.pure.blocks decides all of it). Files withheld because they are private are
+  block (kb.pure.sessions.blocks decides all of it). Files withheld because they are private are
   counted, never named.
 - `/api/check`: the findings `kb check` would print for the same bases and the same scope,
   one object per finding, in the report's order.
@@ -37,11 +37,11 @@ from kb.pure.answering.election import AgentChoice
 from kb.pure.answering.fusion import Found
 from kb.pure.answering.keyword import KeywordHit
 from kb.pure.answering.verdict import Confidence
-from kb.pure.blocks import Block, invalidation_costs
 from kb.pure.jsonout import round6
 from kb.pure.notes.header import first_heading
 from kb.pure.notes.links import citations, wikilinks
 from kb.pure.notes.paths import folder_of, layer_of, stem_of
+from kb.pure.sessions.blocks import Block, invalidation_costs
 from kb.pure.writing.checks import LINK_EXEMPT, Finding, stems_of
 
 Json = dict[str, Any]

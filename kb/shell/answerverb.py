@@ -28,10 +28,10 @@ from kb.io.model import MAX_REPLY_BYTES, model_timeout, run_model
 from kb.io.safe_read import note_text
 from kb.io.walk import fleet_manifest
 from kb.pure import answer as core
-from kb.pure.blocks import strip_keyword_lines
 from kb.pure.jsonout import dumps
 from kb.pure.notes.header import field_exact
 from kb.pure.notes.paths import layer_of
+from kb.pure.sessions.blocks import strip_keyword_lines
 from kb.shell.inputs import AnswerInput
 from kb.shell.outcome import NOTHING_EXIT, Outcome
 from kb.shell.readverbs import open_warnings

@@ -20,18 +20,18 @@ from kb.io import clock
 from kb.io.memory import Answer, Memory, OpenError
 from kb.io.safe_read import note_text
 from kb.io.walk import BaseSnapshot, fleet_manifest
-from kb.pure import briefing
 from kb.pure.answering.decompose import decompose_query
 from kb.pure.answering.election import ascii_lower
-from kb.pure.bootinput import (
+from kb.pure.classify import Judgement, RosterAgent
+from kb.pure.sessions import briefing
+from kb.pure.sessions.bootinput import (
     BootRequest,
     encodable,
     read_request,
     routed_text,
     strip_envelopes,
 )
-from kb.pure.classify import Judgement, RosterAgent
-from kb.pure.sessionname import safe_session
+from kb.pure.sessions.sessionname import safe_session
 from kb.shell.bootinputs import BootInput
 
 if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms
@@ -48,7 +48,7 @@ MAX_SUB_QUESTIONS = 12
 
 def blocks(inp: BlocksInput) -> Outcome:
     from kb.io.blockfiles import BlocksUnreadable, load_blocks
-    from kb.pure import blocks as blockspure
+    from kb.pure.sessions import blocks as blockspure
 
     base = inp.path
     where = f"{base}/blocks.txt"
@@ -206,7 +206,7 @@ class Boot:
         loss = self.memory.recall_loss(asked, answer.confidence)
         if loss is not None and self.safe is not None:
             from kb.io.bootstate import append_event
-            from kb.pure.sessionlog import refused_line
+            from kb.pure.sessions.sessionlog import refused_line
 
             append_event(self.root, self.safe, refused_line(loss.question, loss.looked_like))
 
@@ -265,7 +265,7 @@ class Boot:
         if self.safe is None:
             return None
         from kb.io.bootstate import append_event, last_agent, remember_agent
-        from kb.pure.sessionlog import routed_line
+        from kb.pure.sessions.sessionlog import routed_line
 
         previous = last_agent(self.root, self.safe)
         if previous != agent:  # the same name again: the file already says so
@@ -283,7 +283,7 @@ class Boot:
         # The blocks modules are imported only when a constitution is sent (an agent
         # switch): most messages stay with their agent and never build their classes.
         from kb.io.blockfiles import BlocksUnreadable, load_blocks
-        from kb.pure import blocks as blockspure
+        from kb.pure.sessions import blocks as blockspure
 
         try:
             loaded = load_blocks(snap.root, public)
@@ -299,13 +299,13 @@ class Boot:
             record = latest_handoff(self.root)
         if record is None:
             return None
-        from kb.pure.continuity import briefing as continuity_briefing
+        from kb.pure.sessions.continuity import briefing as continuity_briefing
 
         return continuity_briefing(record)
 
     def boot_cost(self, seating: briefing.Seating) -> int:
         from kb.io.blockfiles import quiet_blocks
-        from kb.pure import blocks as blockspure
+        from kb.pure.sessions import blocks as blockspure
 
         total = 0
         for r in seating.panel:

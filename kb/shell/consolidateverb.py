@@ -18,11 +18,11 @@ from kb.io.memory import Memory, OpenError
 from kb.io.model import model_timeout, run_model
 from kb.io.walk import BaseSnapshot, WalkError, discover, read_text
 from kb.pure import consolidate as core
-from kb.pure import handoff as ho
 from kb.pure import promoterun
 from kb.pure.notes.names import is_plain_component, printable
 from kb.pure.promote import parse_proposals
 from kb.pure.promotereport import unreachable_stderr
+from kb.pure.sessions import handoff as ho
 from kb.pure.writing import notewrite as nw
 from kb.shell.inputs import ConsolidateInput
 from kb.shell.outcome import Outcome

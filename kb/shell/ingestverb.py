@@ -24,11 +24,11 @@ from kb.io.safe_read import Read, Refused, private_owner, read_named
 from kb.pure import extract as ex
 from kb.pure import ingest as core
 from kb.pure import promoterun
-from kb.pure.handoff import cut_bytes
 from kb.pure.notes.header import field_exact, front_matter
 from kb.pure.notes.names import printable
 from kb.pure.promotereport import ingest_lines
 from kb.pure.rejections import ascii_lower
+from kb.pure.sessions.handoff import cut_bytes
 from kb.shell.inputs import IngestInput
 from kb.shell.outcome import Outcome
 from kb.shell.promotion import FleetEffects, deposit, models, say, unreachable_of

@@ -25,11 +25,11 @@ from kb.io import clock
 from kb.io import panel as store
 from kb.io.blockfiles import BlocksUnreadable, load_blocks
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
-from kb.pure import blocks as blockspure
 from kb.pure import panel as pn
 from kb.pure import panelrender as render
 from kb.pure.answering.election import ascii_lower
 from kb.pure.notes.names import printable
+from kb.pure.sessions import blocks as blockspure
 from kb.pure.writing.notewrite import join
 from kb.shell.inputs import PanelInput
 from kb.shell.outcome import Outcome

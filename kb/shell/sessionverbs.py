@@ -1,7 +1,8 @@
 """`kb capture` and `kb handoff` (workflow-verbs.md §8, §14): typed input in, Outcome out.
 
-Every decision is kb.pure's (kb.pure.capture: owners and the deposit; kb.pure.handoff: the
-record and its state machine; kb.pure.scrub: secrets). The disk work is kb.io.sessions.
+Every decision is kb.pure's (kb.pure.sessions.capture: owners and the deposit;
+kb.pure.sessions.handoff: the record and its state machine; kb.pure.sessions.scrub: secrets). The
+disk work is kb.io.sessions.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from returns.result import Failure, Result, Success
 
 from kb.io import clock
 from kb.io import sessions as io
-from kb.pure import capture as cap
-from kb.pure import handoff as ho
 from kb.pure.jsonout import dumps
 from kb.pure.notes.names import is_plain_component, printable
-from kb.pure.scrub import scrub
-from kb.pure.session import (
+from kb.pure.sessions import capture as cap
+from kb.pure.sessions import handoff as ho
+from kb.pure.sessions.scrub import scrub
+from kb.pure.sessions.session import (
     SESSIONS_DIR,
     Concluded,
     clean_session,

@@ -45,7 +45,7 @@ def test_route_imports_nothing_heavy(example_fleet: Path) -> None:
     # or indexing use; each of them costs a process its attrs classes or its imports.
     assert _heavy_modules(["route", "backup restore"], example_fleet, ROUTE_UNUSED) == ""
     # A refusal is logged, and scrubbed first (issue 24); one that holds nothing any rule of
-    # the scrubber needs does not import it (kb.pure.scrubgate).
+    # the scrubber needs does not import it (kb.pure.sessions.scrubgate).
     assert _heavy_modules(["route", "nothing like this at all"], example_fleet, ROUTE_UNUSED) == ""
 
 
@@ -63,8 +63,8 @@ ROUTE_UNUSED = (
     "kb.pure.jsonout",
     "kb.pure.listing",
     "kb.pure.fleetcard",
-    "kb.pure.scrub",
-    "kb.pure.blocks",
+    "kb.pure.sessions.scrub",
+    "kb.pure.sessions.blocks",
     "hashlib",
 )
 
@@ -92,23 +92,28 @@ def test_boot_builds_only_what_a_routed_message_needs(example_fleet: Path) -> No
         "returns",
         "kb.shell.inputs",
         "kb.shell.hotinputs",
-        "kb.pure.scrub",
-        "kb.pure.session",  # its classes; the session's file name is kb.pure.sessionname
-        "kb.pure.continuity",  # no handoff was saved, so none is parsed
+        "kb.pure.sessions.scrub",
+        # its classes; the session's file name is kb.pure.sessions.sessionname
+        "kb.pure.sessions.session",
+        "kb.pure.sessions.continuity",  # no handoff was saved, so none is parsed
         "kb.pure.jsonout",
         "kb.pure.listing",
         "kb.pure.fleetcard",
     )
     payload = '{"prompt": "how often should I run a backup restore test", "session_id": "s"}'
     assert _heavy_modules(["boot", "--all"], example_fleet, unused, payload) == ""
-    staying = (*unused, "kb.pure.blocks", "kb.io.blockfiles")  # the second message, same agent
+    staying = (
+        *unused,
+        "kb.pure.sessions.blocks",
+        "kb.io.blockfiles",
+    )  # the second message, same agent
     assert _heavy_modules(["boot", "--all"], example_fleet, staying, payload) == ""
 
 
 def test_list_and_fleet_skip_the_cli_parser(example_fleet: Path) -> None:
     # Issue 15: a well-formed `kb list` or `kb fleet` is read by the small parser, so neither
     # cyclopts nor every verb's inputs are imported.
-    unused = (*HEAVY, "cyclopts", "kb.shell.inputs", "kb.pure.scrub")
+    unused = (*HEAVY, "cyclopts", "kb.shell.inputs", "kb.pure.sessions.scrub")
     assert _heavy_modules(["list", "--kind", "memory"], example_fleet, unused) == ""
     assert _heavy_modules(["list", "--json"], example_fleet, unused) == ""
     assert _heavy_modules(["fleet"], example_fleet, (*unused, "kb.pure.listing")) == ""

@@ -1,4 +1,4 @@
-"""Fuzz: blocks.txt (kb.pure.blocks): the grammar, the keyword-line stripping, the token
+"""Fuzz: blocks.txt (kb.pure.sessions.blocks): the grammar, the keyword-line stripping, the token
 estimates and the report. blocks.txt and the files it lists are decoded strictly."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kb.pure import blocks
 from kb.pure.notes.header import SEARCH_LABELS, labelled
+from kb.pure.sessions import blocks
 from tests.fuzz.hostile import hostile, line_of, raw_text, twice, words
 
 block_lines = st.one_of(

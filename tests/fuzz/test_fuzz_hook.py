@@ -1,5 +1,5 @@
-"""Fuzz: what a hook hands kb on stdin (the boot payload, kb.pure.bootinput; the capture
-envelope, kb.pure.session) and the session events record written from it.
+"""Fuzz: what a hook hands kb on stdin (the boot payload, kb.pure.sessions.bootinput; the capture
+envelope, kb.pure.sessions.session) and the session events record written from it.
 
 Stdin is decoded strictly (boot gives up silently on bytes that are not UTF-8), but JSON
 can still carry a lone surrogate as a `\\ud800` escape, so the payload's strings can hold
@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kb.pure import bootinput, session, sessionlog
+from kb.pure.sessions import bootinput, session, sessionlog
 from tests.fuzz.hostile import raw_text, twice
 
 json_scalars = st.one_of(

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from kb.io import sessions
-from kb.pure.session import (
+from kb.pure.sessions.session import (
     Concluded,
     Refused,
     Routed,
@@ -256,7 +256,7 @@ PAYLOADS = [
 def test_capture_reads_the_payload_as_boot_does() -> None:
     """`kb capture` takes its session from the same payload `kb boot` reads (§8.2 step 1);
     boot parses it with its own module, so the two are held together here."""
-    from kb.pure import bootinput
+    from kb.pure.sessions import bootinput
 
     for payload in PAYLOADS:
         ours = read_envelope(payload)

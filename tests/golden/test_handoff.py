@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from kb.io import sessions
-from kb.pure import handoff as ho
+from kb.pure.sessions import handoff as ho
 from tests.conftest import RunKb, check_golden
 
 SAVE = [

@@ -67,7 +67,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     # not the secrets corpus file: its capture and serving tests run the whole kb for every
     # mutant; the unit file drives each corpus form once, through the same leak check
     "scrub": (
-        "kb/pure/scrub.py",
+        "kb/pure/sessions/scrub.py",
         ("tests/unit/test_scrub_rules.py", "tests/properties/test_scrub_properties.py"),
     ),
     "misslog": (

@@ -1,4 +1,4 @@
-"""Properties of the handoff baton (kb.pure.handoff):
+"""Properties of the handoff baton (kb.pure.sessions.handoff):
 
 - the machine accepts exactly the sequences a reference model accepts: for any generated
   sequence of save / claim / complete, every step is accepted or refused as the model says,
@@ -21,8 +21,8 @@ import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.pure import handoff as ho
-from kb.pure.session import Refused, Routed, flatten, parse_events
+from kb.pure.sessions import handoff as ho
+from kb.pure.sessions.session import Refused, Routed, flatten, parse_events
 
 PROPS = settings(max_examples=300, deadline=None)
 TODAY = "2026-02-03"
@@ -178,15 +178,15 @@ def test_no_secret_reaches_the_record(record: ho.Record, where: str) -> None:
 
 # -- agreement with kb boot's hot-path readers -------------------------------------------------
 # `kb boot` reads handoff records and writes session events through its own small modules
-# (kb.pure.continuity, kb.pure.sessionlog), so that a hook paying for every prompt does not
-# import this machinery. Two codecs for one format can drift; these hold them together, and
+# (kb.pure.sessions.continuity, kb.pure.sessions.sessionlog), so that a hook paying for every prompt
+# does not import this machinery. Two codecs for one format can drift; these hold them together, and
 # skip if the boot side stops having its own.
 
 
 @PROPS
 @given(records(), st.integers(min_value=0, max_value=3000))
 def test_boot_reads_the_record_this_side_writes(record: ho.Record, budget: int) -> None:
-    from kb.pure import continuity
+    from kb.pure.sessions import continuity
 
     theirs = continuity.parse_handoff(ho.render(record))
     assert theirs is not None
@@ -222,7 +222,7 @@ WORD = st.text(max_size=20).filter(lambda w: "," not in w and flatten(w) != "")
 @PROPS
 @given(WORD, st.lists(WORD, max_size=4), WORD)
 def test_capture_reads_the_events_boot_writes(question: str, words: list[str], agent: str) -> None:
-    from kb.pure import sessionlog
+    from kb.pure.sessions import sessionlog
 
     text = sessionlog.refused_line(question, words) + sessionlog.routed_line(agent)
     assert parse_events(text) == (

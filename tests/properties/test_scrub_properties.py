@@ -1,4 +1,4 @@
-"""Properties of the secret scrubber (kb.pure.scrub, docs/secrets.md):
+"""Properties of the secret scrubber (kb.pure.sessions.scrub, docs/secrets.md):
 
 - no secret of a generated corpus survives: every provider's key shape with a random body,
   bearer and authorization credentials, JWTs, passwords in URLs and in assignments, PEM
@@ -22,8 +22,8 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.pure.scrub import RULES, SHAPES, _shape_source, scrub, shapes_for
-from kb.pure.scrubgate import FOLDED_NEEDS, NEEDS, could_hold_secret
+from kb.pure.sessions.scrub import RULES, SHAPES, _shape_source, scrub, shapes_for
+from kb.pure.sessions.scrubgate import FOLDED_NEEDS, NEEDS, could_hold_secret
 from tests.conftest import REPO
 from tests.properties.strategies import capped
 
@@ -354,7 +354,7 @@ def test_the_shapes_a_text_lacks_the_needs_of_could_not_have_matched(text: str) 
 
 
 def test_the_gate_knows_every_need_of_every_rule_and_shape() -> None:
-    # kb.pure.scrubgate decides, without importing the scrubber, that a refused question
+    # kb.pure.sessions.scrubgate decides, without importing the scrubber, that a refused question
     # need not be scrubbed (issue 24): every need of a rule or a shape must contain one of
     # its strings, or a text holding only that need would go unscrubbed.
     for rule in RULES:

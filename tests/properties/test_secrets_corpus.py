@@ -7,7 +7,7 @@ through which kb writes what a *session* said (`kb capture`'s deposit, `kb hando
 record); notes are served verbatim. So:
 
 - every corpus template, with bodies drawn at random, alone or embedded anywhere in
-  generated prose, comes out of `kb.pure.scrub.scrub` with none of its secret parts;
+  generated prose, comes out of `kb.pure.sessions.scrub.scrub` with none of its secret parts;
 - through `kb capture` (a `--conclusion`, and questions `kb boot` recorded as refused) and
   `kb handoff save`, the files on disk hold none of them;
 - every surface that serves passages (route text, JSON, hybrid and --context, answer and
@@ -50,8 +50,8 @@ from starlette.testclient import TestClient
 
 from kb.io import sessions
 from kb.io.memory import Memory
-from kb.pure.scrub import scrub
-from kb.pure.session import Concluded, Refused, Routed, events_name
+from kb.pure.sessions.scrub import scrub
+from kb.pure.sessions.session import Concluded, Refused, Routed, events_name
 from kb.pure.writing.sources import mint_key
 from kb.shell.main import run
 from kb.shell.mcp_server import Server

@@ -10,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.pure.answering.decompose import decompose_query
-from kb.pure.blocks import (
+from kb.pure.classify import MAX_PANEL, parse_reply
+from kb.pure.notes.header import SEARCH_LABELS, labelled
+from kb.pure.sessions.blocks import (
     Block,
     BlockFile,
     BlockSpec,
@@ -21,10 +23,8 @@ from kb.pure.blocks import (
     parse_blocks,
     strip_keyword_lines,
 )
-from kb.pure.bootinput import ROUTE_BUDGET, routed_text, strip_envelopes
-from kb.pure.classify import MAX_PANEL, parse_reply
-from kb.pure.notes.header import SEARCH_LABELS, labelled
-from kb.pure.session import safe_session
+from kb.pure.sessions.bootinput import ROUTE_BUDGET, routed_text, strip_envelopes
+from kb.pure.sessions.session import safe_session
 
 ROOT = Path("/fleet")
 SESSIONS = ROOT / ".kb" / "sessions"

@@ -365,7 +365,7 @@ def test_the_abstention_log_counts_every_gap(storm: Storm) -> None:
 
 
 def test_the_session_record_holds_every_boot(storm: Storm) -> None:
-    from kb.pure.session import Refused, parse_events
+    from kb.pure.sessions.session import Refused, parse_events
 
     booted = list(storm.ok("boot-gap"))
     lane = booted[0]["lane"]

@@ -46,7 +46,7 @@ import pytest
 from kb.io.lockfile import locked
 from kb.pure import rejections as rejection_rows
 from kb.pure.answering.entries import parse_note
-from kb.pure.session import Refused, Routed, event_line, parse_events
+from kb.pure.sessions.session import Refused, Routed, event_line, parse_events
 from kb.pure.writing.sources import parse_record
 from tests.stress.budget import scaled
 from tests.stress.crashkit import (
@@ -305,8 +305,8 @@ def capture_recovered(concluded: bool) -> Recover:
 
 
 def event_line_bytes(text: str) -> bytes:
-    from kb.pure.scrub import scrub
-    from kb.pure.session import Concluded
+    from kb.pure.sessions.scrub import scrub
+    from kb.pure.sessions.session import Concluded
 
     return event_line(Concluded(scrub(text))).encode()
 

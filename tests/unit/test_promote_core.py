@@ -8,9 +8,6 @@ from __future__ import annotations
 import pytest
 
 from kb.pure import consolidate, extract, ingest, promotelock
-from kb.pure.capture import Deposit as CaptureDeposit
-from kb.pure.capture import render_deposit
-from kb.pure.handoff import Record
 from kb.pure.promote import (
     Proposal,
     clean_reason,
@@ -25,7 +22,10 @@ from kb.pure.promote import (
 )
 from kb.pure.promote import Review as R
 from kb.pure.rejections import Row
-from kb.pure.session import Concluded, Refused
+from kb.pure.sessions.capture import Deposit as CaptureDeposit
+from kb.pure.sessions.capture import render_deposit
+from kb.pure.sessions.handoff import Record
+from kb.pure.sessions.session import Concluded, Refused
 
 
 def test_a_block_needs_its_fields_and_its_end() -> None:

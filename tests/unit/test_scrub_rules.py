@@ -1,5 +1,5 @@
-"""The secret scrubber's rules (kb.pure.scrub, docs/secrets.md), one test per rule, in
-process and fast: the mutation run of `kb/pure/scrub.py` (issue 25) maps to this file and
+"""The secret scrubber's rules (kb.pure.sessions.scrub, docs/secrets.md), one test per rule, in
+process and fast: the mutation run of `kb/pure/sessions/scrub.py` (issue 25) maps to this file and
 the scrubber's property file, not to the secrets corpus file, whose capture and serving
 tests run the whole kb. The corpus's forms are driven here once each, seeded, through the
 same leak check (any six consecutive characters of a secret part in the output is a leak).
@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from kb.pure.scrub import KEY, PRIVATE_KEY, RULES, SECRET, TOKEN, scrub
+from kb.pure.sessions.scrub import KEY, PRIVATE_KEY, RULES, SECRET, TOKEN, scrub
 from tests.properties.test_secrets_corpus import (
     CAUGHT,
     WINDOW,

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from kb.io.memory import Memory
-from kb.pure import blocks, briefing
 from kb.pure.answering.decompose import decompose_query
-from kb.pure.bootinput import read_request, routed_text, strip_envelopes
 from kb.pure.classify import Judgement, Reviewer, RosterAgent, about, dossier, parse_reply
-from kb.pure.continuity import briefing as continuity
-from kb.pure.continuity import parse_handoff
+from kb.pure.sessions import blocks, briefing
+from kb.pure.sessions.bootinput import read_request, routed_text, strip_envelopes
+from kb.pure.sessions.continuity import briefing as continuity
+from kb.pure.sessions.continuity import parse_handoff
 from kb.shell.bootverbs import roster_agents
 from tests.conftest import RunKb, check_golden
 

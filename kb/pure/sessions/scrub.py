@@ -41,9 +41,9 @@ from collections.abc import Callable, Iterable
 
 from attrs import frozen
 
-from kb.pure.keyshapes import KEY as KEY
-from kb.pure.keyshapes import SHAPES as SHAPES
-from kb.pure.keyshapes import TOKEN as TOKEN
+from kb.pure.sessions.keyshapes import KEY as KEY
+from kb.pure.sessions.keyshapes import SHAPES as SHAPES
+from kb.pure.sessions.keyshapes import TOKEN as TOKEN
 
 SECRET = "[REDACTED_SECRET]"
 PRIVATE_KEY = "[REDACTED_PRIVATE_KEY]"
@@ -399,7 +399,8 @@ def _split_word(word: str) -> tuple[str, str, str]:
     return core, opening, body[len(core) :]
 
 
-# -- provider keys by shape (the table is kb.pure.keyshapes) ---------------------------------
+# -- provider keys by shape (the table is kb.pure.sessions.keyshapes)
+# ---------------------------------
 
 
 def _shape_source(indices: Iterable[int]) -> str:

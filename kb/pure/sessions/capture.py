@@ -32,8 +32,8 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from kb.pure.scrub import scrub
-from kb.pure.session import (
+from kb.pure.sessions.scrub import scrub
+from kb.pure.sessions.session import (
     Concluded,
     Event,
     Refused,

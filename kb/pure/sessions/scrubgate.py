@@ -3,10 +3,10 @@ it (issue 24: a refused question is scrubbed before it is logged, and `kb route`
 must not pay for the scrubber's import and patterns when the question could not hold a secret).
 
 Rules of this module:
-- `could_hold_secret(text)` is False only when no rule of kb.pure.scrub can match `text`: every
-  rule and every provider shape names strings it cannot match without (`needs`), and `NEEDS`
+- `could_hold_secret(text)` is False only when no rule of kb.pure.sessions.scrub can match `text`:
+  every rule and every provider shape names strings it cannot match without (`needs`), and `NEEDS`
   and `FOLDED_NEEDS` hold, for each of those, a string it contains. A test holds them to
-  kb.pure.scrub's rules and shapes, so a rule added there without its need here fails.
+  kb.pure.sessions.scrub's rules and shapes, so a rule added there without its need here fails.
 - `FOLDED_NEEDS` are looked for in the lower-cased text (the rules that match in any case).
 """
 

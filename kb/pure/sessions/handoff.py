@@ -19,7 +19,7 @@ Rules of this module:
 - The record parser is the spec's: left-trimmed text starts with `---`, the front matter
   ends at the first `\\n---`, `session` is required, an unknown status reads as pending.
 - The boot briefing is capped at 2000 UTF-8 bytes, cut at a character boundary. `kb boot`
-  itself parses and briefs through kb.pure.continuity (a lighter import on its hot path); a
+  itself parses and briefs through kb.pure.sessions.continuity (a lighter import on its hot path); a
   property test holds the two to the same results.
 """
 
@@ -32,8 +32,8 @@ from typing import Any
 from attrs import evolve, frozen
 from returns.result import Failure, Result, Success
 
-from kb.pure.scrub import scrub
-from kb.pure.session import flatten
+from kb.pure.sessions.scrub import scrub
+from kb.pure.sessions.session import flatten
 
 BRIEFING_BUDGET = 2000
 LATEST_NAME = "latest-handoff.txt"

@@ -1,5 +1,5 @@
 """The lines `kb boot` appends to a session's events record `.kb/sessions/{safe}.events`,
-which `kb capture` consumes (kb.pure.session reads them; a property test holds the two
+which `kb capture` consumes (kb.pure.sessions.session reads them; a property test holds the two
 together).
 
 Rules of this module:
@@ -23,7 +23,7 @@ def flatten(text: str) -> str:
 def refused_line(question: str, looked_like: Sequence[str]) -> str:
     # Imported here: the scrubber compiles its rules (~35 ms), and a routed message, the
     # common case, never needs it.
-    from kb.pure.scrub import scrub
+    from kb.pure.sessions.scrub import scrub
 
     # Scrubbed before it is flattened: a secret's shape can span lines (a YAML block value).
     return f"refused\t{flatten(scrub(question))}\t{flatten(', '.join(looked_like))}\n"

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 from attrs import frozen
 
-from kb.pure.sessionname import safe_session as safe_session
+from kb.pure.sessions.sessionname import safe_session as safe_session
 
 SESSIONS_DIR = (".kb", "sessions")
 ENVELOPE_KEYS = ("prompt", "session_id", "hook_event_name", "cwd")
@@ -105,7 +105,7 @@ def event_line(event: Event) -> str:
     if isinstance(event, Refused):
         # Imported here: the scrubber compiles its rules (~35 ms) and `kb boot`, which loads
         # this module on every message, writes a refusal only when nothing matched.
-        from kb.pure.scrub import scrub
+        from kb.pure.sessions.scrub import scrub
 
         offered = ", ".join(flatten(w) for w in event.looked_like)
         # Scrubbed before it is flattened: a secret's shape can span lines (a YAML block

@@ -1,4 +1,4 @@
-"""A session's name on disk: `safe_session(id)`, the rule kb.pure.session states, apart so
+"""A session's name on disk: `safe_session(id)`, the rule kb.pure.sessions.session states, apart so
 `kb boot` (which names a session on every message) builds none of that module's classes."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Provider keys as the secret scrubber recognises them: where each provider's key starts,
-the shortest word that counts, and the marker that replaces it (kb.pure.scrub applies them).
+the shortest word that counts, and the marker that replaces it (kb.pure.sessions.scrub applies
+them).
 
 Kept apart from the rules because the table is data that grows with every provider added,
 and the scrubber's rules read better without three hundred lines of it between them.
