@@ -24,8 +24,8 @@ from attrs import frozen
 from kb.io.notewrite import create_new
 from kb.io.safe_read import OUT_OF_SCOPE, Read, Refused, read_note
 from kb.io.walk import BaseSnapshot
-from kb.pure import ingest as rules
 from kb.pure.promote import is_deposit_name, is_walked_dir
+from kb.pure.roles import ingest as rules
 
 
 def deposit_files(snap: BaseSnapshot) -> list[str]:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from kb.pure.fleetcard import Card, Member
     from kb.pure.listing import Facets, Row
-    from kb.pure.remember import Remembered
+    from kb.pure.roles.remember import Remembered
 
 from kb.io import clock, textsearch
 from kb.io.opened import Answer as Answer
@@ -700,7 +700,7 @@ class Memory:
         """Propose ADD, UPDATE or NOOP for a claim by its overlap with stored chunks.
         Writes nothing."""
         terms = self.terms(claim)
-        from kb.pure.remember import EVIDENCE_WIDTH, propose
+        from kb.pure.roles.remember import EVIDENCE_WIDTH, propose
 
         return propose(claim, terms, self.search_text(terms, EVIDENCE_WIDTH))
 

@@ -1,8 +1,8 @@
 """The ledger file `kb-rounds.txt` on disk, the constitutions a panel is handed, and the
-artifact under review; every rule is kb.pure.panel's.
+artifact under review; every rule is kb.pure.roles.panel's.
 
 How a change is made safe: the shell takes the ledger's lock (`kb-rounds.txt.lock`, created
-with O_EXCL, the marker the miss log uses), reads the rows, asks kb.pure.panel for the move,
+with O_EXCL, the marker the miss log uses), reads the rows, asks kb.pure.roles.panel for the move,
 and writes the whole file back (temp file + fsync + rename) only when the move was taken.
 So a refusal leaves the file byte for byte as it was, a reader sees the old ledger or the new
 one and never half a row, and two reviewers recorded at the same moment lose neither answer.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from kb.io.atomic import make_dirs, remove_dirs, write_atomic
 from kb.io.lockfile import LockBusy, release_lock, take_lock
-from kb.pure import panel
+from kb.pure.roles import panel
 
 LOCK_WAIT_S = 5.0
 

@@ -9,7 +9,7 @@ Rules of this module:
   `printable`, so a control character can never split a line of the report; JSON carries it
   as is (the JSON writer escapes it). A `|` inside a markdown cell is escaped, or one
   objection would become two columns of the table that travels with the piece.
-- Nothing here reads a file or decides a rule: the ledger's rules are kb.pure.panel's.
+- Nothing here reads a file or decides a rule: the ledger's rules are kb.pure.roles.panel's.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from attrs import frozen
 from kb.pure.jsonout import dumps, round6
 from kb.pure.notes.names import printable
 from kb.pure.notes.plural import counted
-from kb.pure.panel import (
+from kb.pure.roles.panel import (
     NOT_GROUNDED,
     Booted,
     Cost,

@@ -3,7 +3,7 @@
 Three refusals wrapped around the model call, in this order: a `nothing` verdict never
 reaches the model (the refusal and the miss are recorded), no `answerer =` line means the
 reading list, and an answerer that does not answer (non-zero exit, timeout, empty reply)
-means the reading list on stderr with exit 1. Every decision is kb.pure.answer's; this
+means the reading list on stderr with exit 1. Every decision is kb.pure.roles.answer's; this
 module opens the memory, reads files, runs the model command (kb.io.model) and collects
 text.
 
@@ -27,10 +27,10 @@ from kb.io.memory import Answer, Memory, OpenError
 from kb.io.model import MAX_REPLY_BYTES, model_timeout, run_model
 from kb.io.safe_read import note_text
 from kb.io.walk import fleet_manifest
-from kb.pure import answer as core
 from kb.pure.jsonout import dumps
 from kb.pure.notes.header import field_exact
 from kb.pure.notes.paths import layer_of
+from kb.pure.roles import answer as core
 from kb.pure.sessions.blocks import strip_keyword_lines
 from kb.shell.inputs import AnswerInput
 from kb.shell.outcome import NOTHING_EXIT, Outcome

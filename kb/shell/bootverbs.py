@@ -22,7 +22,7 @@ from kb.io.safe_read import note_text
 from kb.io.walk import BaseSnapshot, fleet_manifest
 from kb.pure.answering.decompose import decompose_query
 from kb.pure.answering.election import ascii_lower
-from kb.pure.classify import Judgement, RosterAgent
+from kb.pure.roles.classify import Judgement, RosterAgent
 from kb.pure.sessions import briefing
 from kb.pure.sessions.bootinput import (
     BootRequest,
@@ -216,7 +216,7 @@ class Boot:
         unapproved = False
         if command is not None:
             from kb.io.model import model_timeout, run_model
-            from kb.pure.classify import dossier, parse_reply
+            from kb.pure.roles.classify import dossier, parse_reply
 
             prompt = dossier(
                 self.agents, asked, answer.found, answer.keyword_hits, answer.confidence

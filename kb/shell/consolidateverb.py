@@ -1,6 +1,6 @@
 """`kb consolidate <agent> [path] [--sessions N] [--top N] [--dry-run] [--json]`
 (workflow-verbs.md §15): what recurs across an agent's past sessions, proposed by the
-promoter, held to the evidence rule in code (kb.pure.consolidate.evidence_refusal), then
+promoter, held to the evidence rule in code (kb.pure.roles.consolidate.evidence_refusal), then
 decided by the same three lenses `kb promote` uses (kb.pure.promoterun.decide).
 
 It exits 0 whenever it ran: a reviewer that could not be reached drops its proposal (said on
@@ -17,11 +17,11 @@ from kb.io.deposits import Unread, read_deposit
 from kb.io.memory import Memory, OpenError
 from kb.io.model import model_timeout, run_model
 from kb.io.walk import BaseSnapshot, WalkError, discover, read_text
-from kb.pure import consolidate as core
 from kb.pure import promoterun
 from kb.pure.notes.names import is_plain_component, printable
 from kb.pure.promote import parse_proposals
 from kb.pure.promotereport import unreachable_stderr
+from kb.pure.roles import consolidate as core
 from kb.pure.sessions import handoff as ho
 from kb.pure.writing import notewrite as nw
 from kb.shell.inputs import ConsolidateInput

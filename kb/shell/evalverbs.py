@@ -155,7 +155,7 @@ class _Classifier:
 
     def ask(self, question: str, answer: Answer) -> tuple[evaluation.ClassifierVerdict | None, int]:
         from kb.io.model import run_model
-        from kb.pure.classify import dossier, parse_reply
+        from kb.pure.roles.classify import dossier, parse_reply
 
         prompt = dossier(
             self.roster, question, answer.found, answer.keyword_hits, answer.confidence

@@ -4,7 +4,7 @@ subject, through the same promotion run `kb promote` uses.
 
 Order: check the file, open the memory, check the models, read the text (nothing moved
 yet), choose the owner, stage (the reversible half), distil the one staged deposit, and
-only then decide whether what was staged may be removed (kb.pure.ingest.removal). Progress
+only then decide whether what was staged may be removed (kb.pure.roles.ingest.removal). Progress
 goes to stderr when stderr is a terminal; stdout carries the account of what happened.
 """
 
@@ -21,13 +21,13 @@ from kb.io import extract as runner
 from kb.io.memory import Memory, OpenError
 from kb.io.model import model_timeout
 from kb.io.safe_read import Read, Refused, private_owner, read_named
-from kb.pure import extract as ex
-from kb.pure import ingest as core
 from kb.pure import promoterun
 from kb.pure.notes.header import field_exact, front_matter
 from kb.pure.notes.names import printable
 from kb.pure.promotereport import ingest_lines
 from kb.pure.rejections import ascii_lower
+from kb.pure.roles import extract as ex
+from kb.pure.roles import ingest as core
 from kb.pure.sessions.handoff import cut_bytes
 from kb.shell.inputs import IngestInput
 from kb.shell.outcome import Outcome

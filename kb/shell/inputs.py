@@ -288,13 +288,13 @@ class UiInput:
     all: bool = False
 
 
-# A literal copy of kb.pure.panel.MAX_REVIEWERS, so that parsing does not import the panel's
+# A literal copy of kb.pure.roles.panel.MAX_REVIEWERS, so that parsing does not import the panel's
 # modules; tests/properties/test_panel_properties.py holds the two equal.
 PANEL_MAX_REVIEWERS = 3
 
 
 def _panel_size(_inst: object, _attribute: object, value: tuple[str, ...]) -> None:
-    # The names as the ledger keys them (kb.pure.panel.name_of): flattened, lower-cased.
+    # The names as the ledger keys them (kb.pure.roles.panel.name_of): flattened, lower-cased.
     flat = (v.replace("\t", " ").replace("\r", " ").replace("\n", " ").strip() for v in value)
     names = list(dict.fromkeys(n.lower() for n in flat if n))
     if len(names) > PANEL_MAX_REVIEWERS:

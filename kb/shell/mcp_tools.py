@@ -24,7 +24,7 @@ from kb.io.served import listed
 from kb.pure import mcpshape, mcptext
 from kb.pure.listing import PROVENANCES, STAGES, Facets, checked
 from kb.pure.notes.paths import KINDS
-from kb.pure.remember import to_json
+from kb.pure.roles.remember import to_json
 from kb.pure.where import ROW_FIELDS, conditions, sort_field, split_joined
 from kb.shell.readverbs import route_value
 

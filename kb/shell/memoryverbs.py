@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kb.io.memory import Memory, OpenError
 from kb.pure.jsonout import dumps
-from kb.pure.remember import render_terminal, to_json
+from kb.pure.roles.remember import render_terminal, to_json
 from kb.shell.inputs import RememberInput
 from kb.shell.outcome import Outcome
 from kb.shell.readverbs import open_warnings

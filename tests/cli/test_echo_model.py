@@ -9,7 +9,7 @@ import sys
 
 from kb.pure.answering.fusion import Found
 from kb.pure.answering.verdict import Confidence
-from kb.pure.classify import RosterAgent, dossier, parse_reply
+from kb.pure.roles.classify import RosterAgent, dossier, parse_reply
 from tests.conftest import REPO
 
 ECHO = REPO / "examples" / "fleet" / "models" / "echo_model.py"

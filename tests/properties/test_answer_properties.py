@@ -1,4 +1,4 @@
-"""Properties of `kb answer`'s small-to-big assembly (kb.pure.answer) over generated text.
+"""Properties of `kb answer`'s small-to-big assembly (kb.pure.roles.answer) over generated text.
 
 A window never exceeds 1,800 UTF-8 bytes and is always a prefix of its section, cut on a
 character (a sentence cut keeps the `.` the text has right there); a merge keeps the first
@@ -12,9 +12,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.pure import answer as core
 from kb.pure.answering.fusion import Found, Passage
 from kb.pure.answering.verdict import Confidence
+from kb.pure.roles import answer as core
 
 # Prose-like text: letters, accents, a multi-byte symbol, spaces, sentence ends, newlines.
 ALPHABET = st.sampled_from([*"abcdeé€ .\n", "\n\n", ". "])

@@ -1,4 +1,4 @@
-"""The objection round's ledger (kb.pure.panel) against a small reference model: generated
+"""The objection round's ledger (kb.pure.roles.panel) against a small reference model: generated
 sequences of opens, answers and resolutions are accepted exactly when the model says they
 are legal, the ledger agrees with the model after every step (through a write and a read of
 the file, as the verb does it), a refusal changes nothing, and no round ever reads closed
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Failure, Result
 
-from kb.pure import panel as pn
+from kb.pure.roles import panel as pn
 from kb.shell.inputs import PANEL_MAX_REVIEWERS
 
 AGENTS = ("ada", "bruno", "clara", "dora", "eli")
@@ -20,7 +20,7 @@ ARTIFACTS = ("draft.md", "./draft.md", "site\\index.html", "site/index.html")
 TODAY = "2026-11-20"
 
 # Objection texts labelled by whether they name a mechanism, so the model knows which
-# blocking objections stand without calling kb.pure.panel.validate.
+# blocking objections stand without calling kb.pure.roles.panel.validate.
 TEXTS = (
     ("the retry loop is unbounded when the disk is full", True),
     ("this claim about the restore window is false", True),

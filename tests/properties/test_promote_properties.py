@@ -1,5 +1,5 @@
 """Properties of the promotion path, at the pure level (kb.pure.promote, kb.pure.promoterun,
-kb.pure.consolidate, kb.pure.ingest), driven through fake effects:
+kb.pure.roles.consolidate, kb.pure.roles.ingest), driven through fake effects:
 
 - promote writes a proposal if and only if all three lenses read as accept, over generated
   verdict triples, decorated verdicts, contradictory verdict lines, malformed replies and
@@ -22,7 +22,7 @@ from attrs import frozen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.pure import consolidate, ingest, rejections
+from kb.pure import rejections
 from kb.pure.notes.names import is_usable_name
 from kb.pure.promote import LENSES, Proposal, parse_proposals, read_verdict
 from kb.pure.promoterun import (
@@ -36,6 +36,7 @@ from kb.pure.promoterun import (
     run,
 )
 from kb.pure.rejections import Row
+from kb.pure.roles import consolidate, ingest
 
 FAST = settings(max_examples=200, deadline=None)
 

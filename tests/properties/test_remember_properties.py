@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from kb.pure.answering.fusion import TextHit
 from kb.pure.notes.tokens import normalise
-from kb.pure.remember import NOOP_AT, UPDATE_AT, measure, propose
+from kb.pure.roles.remember import NOOP_AT, UPDATE_AT, measure, propose
 
 WORDS = [
     "harbor",

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.pure.answering.decompose import decompose_query
-from kb.pure.classify import MAX_PANEL, parse_reply
 from kb.pure.notes.header import SEARCH_LABELS, labelled
+from kb.pure.roles.classify import MAX_PANEL, parse_reply
 from kb.pure.sessions.blocks import (
     Block,
     BlockFile,

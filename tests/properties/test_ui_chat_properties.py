@@ -8,7 +8,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kb.pure.chat import ChatEvent, chat_argv, events_of_line, sse, valid_session
+from kb.pure.roles.chat import ChatEvent, chat_argv, events_of_line, sse, valid_session
 from kb.pure.sessions.session import safe_session
 
 KINDS = {"session", "routed", "assistant", "tool", "error", "done"}

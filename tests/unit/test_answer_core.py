@@ -1,11 +1,11 @@
-"""kb.pure.answer: modes, small-to-big assembly, prompts, citations, map/reduce helpers."""
+"""kb.pure.roles.answer: modes, small-to-big assembly, prompts, citations, map/reduce helpers."""
 
 from __future__ import annotations
 
-from kb.pure import answer as core
 from kb.pure.answering.fusion import Found, Passage
 from kb.pure.answering.verdict import Confidence
 from kb.pure.notes.paths import Layer
+from kb.pure.roles import answer as core
 
 
 def passage(heading: str, text: str) -> Passage:

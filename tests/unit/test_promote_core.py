@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb.pure import consolidate, extract, ingest, promotelock
+from kb.pure import promotelock
 from kb.pure.promote import (
     Proposal,
     clean_reason,
@@ -22,6 +22,7 @@ from kb.pure.promote import (
 )
 from kb.pure.promote import Review as R
 from kb.pure.rejections import Row
+from kb.pure.roles import consolidate, extract, ingest
 from kb.pure.sessions.capture import Deposit as CaptureDeposit
 from kb.pure.sessions.capture import render_deposit
 from kb.pure.sessions.handoff import Record

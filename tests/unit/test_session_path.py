@@ -9,7 +9,7 @@ import pytest
 
 from kb.io.memory import Memory
 from kb.pure.answering.decompose import decompose_query
-from kb.pure.classify import Judgement, Reviewer, RosterAgent, about, dossier, parse_reply
+from kb.pure.roles.classify import Judgement, Reviewer, RosterAgent, about, dossier, parse_reply
 from kb.pure.sessions import blocks, briefing
 from kb.pure.sessions.bootinput import read_request, routed_text, strip_envelopes
 from kb.pure.sessions.continuity import briefing as continuity

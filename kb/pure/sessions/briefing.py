@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from attrs import frozen
 
 from kb.pure.answering.election import ascii_lower
-from kb.pure.classify import Judgement, Reviewer, RosterAgent
 from kb.pure.notes.plural import counted
 from kb.pure.render import verdict_line
+from kb.pure.roles.classify import Judgement, Reviewer, RosterAgent
 
 NO_CLASSIFIER = "chosen by keyword score, with no classifier configured"
 CLASSIFIER_SILENT = "chosen by keyword score, because the configured classifier did not answer"

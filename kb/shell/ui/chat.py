@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kb.io.chatrun import Ended, stream
 from kb.io.model import model_timeout, split_command
-from kb.pure.chat import (
+from kb.pure.roles.chat import (
     BAD_SESSION,
     NOT_CONFIGURED,
     ChatEvent,
