@@ -1,4 +1,4 @@
-"""The `.kb-promote.lock` marker on disk (kb.pure.promotelock holds the rules and words).
+"""The `.kb-promote.lock` marker on disk (kb.pure.promotion.promotelock holds the rules and words).
 
 Taking it: create the file with O_EXCL, write `pid {pid}`, fsync, and hold an advisory
 `flock` on it for the whole run. The file is the contract (it survives a crash, and its age
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from attrs import frozen
 
-from kb.pure import promotelock as rules
+from kb.pure.promotion import promotelock as rules
 
 
 @frozen

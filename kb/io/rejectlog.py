@@ -1,5 +1,5 @@
 """Reading and recording `kb-rejections.txt` at the fleet root, safely under concurrent
-writers (kb.pure.rejections holds the format and the counting).
+writers (kb.pure.promotion.rejections holds the format and the counting).
 
 A refusal is recorded by taking an exclusive lock file (`kb-rejections.txt.lock`, created
 with O_EXCL, the marker kb-misses.txt uses), reading the log, counting the refusal in, and
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kb.io import deferred
-from kb.pure import rejections
 from kb.pure.logbounds import loggable
+from kb.pure.promotion import rejections
 
 LOCK_WAIT_S = 5.0
 

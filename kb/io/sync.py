@@ -70,11 +70,12 @@ from kb.io.syncgit import run as _run
 from kb.io.syncrecover import RecoveryFailure, State
 from kb.io.walk import WalkError, expand_roots, read_text
 from kb.pure import misslog as pure_misslog
-from kb.pure import rejections, syncplan
 from kb.pure import routelogs as pure_routelogs
+from kb.pure import syncplan
 from kb.pure.merge import count_line, count_problem, merge_counts
 from kb.pure.notes.manifest import private_layer
 from kb.pure.notes.names import printable
+from kb.pure.promotion import rejections
 from kb.pure.syncplan import Place, Refused, Report
 
 # Another clone's push lands between our fetch and our push: try again this often. Three

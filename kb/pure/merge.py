@@ -66,11 +66,11 @@ surrogates (kb.io.mergedriver decodes with `surrogateescape`), and comes out the
 The counted logs (`merge_log`): kb-misroutes.txt, kb-abstentions.txt, kb-rejections.txt,
 kb-alias-rejections.txt. Each is one row per distinct record with a count and two dates,
 and each is merged exactly like the miss log, over its own row identity (kb.pure.routelogs,
-kb.pure.rejections, kb.pure.aliasgate): counts ours + theirs - base, widest dates, the
-describing fields from the newest changed row. A log is recognised by its file name, else
-by the first line of its header. A file that is neither is merged as a set of lines: ours
-in order minus the base lines theirs deleted, then theirs' new lines. Rows with equal
-counts keep ours' order first.
+kb.pure.promotion.rejections, kb.pure.promotion.aliasgate): counts ours + theirs - base, widest
+dates, the describing fields from the newest changed row. A log is recognised by its file name, else
+by the first line of its header. A file that is neither is merged as a set of lines: ours in order
+minus the base lines theirs deleted, then theirs' new lines. Rows with equal counts keep ours' order
+first.
 """
 
 from __future__ import annotations
@@ -412,7 +412,8 @@ LOG_NAMES = (
 @functools.cache
 def logs() -> tuple[_Rows, ...]:
     """How each counted log reads and writes, in LOG_NAMES order (imported on first use)."""
-    from kb.pure import aliasgate, rejections, routelogs
+    from kb.pure import routelogs
+    from kb.pure.promotion import aliasgate, rejections
 
     return (
         _Rows(

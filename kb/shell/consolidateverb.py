@@ -1,7 +1,7 @@
 """`kb consolidate <agent> [path] [--sessions N] [--top N] [--dry-run] [--json]`
 (workflow-verbs.md §15): what recurs across an agent's past sessions, proposed by the
 promoter, held to the evidence rule in code (kb.pure.roles.consolidate.evidence_refusal), then
-decided by the same three lenses `kb promote` uses (kb.pure.promoterun.decide).
+decided by the same three lenses `kb promote` uses (kb.pure.promotion.promoterun.decide).
 
 It exits 0 whenever it ran: a reviewer that could not be reached drops its proposal (said on
 stderr), and the promoter not answering means no candidates (also said on stderr).
@@ -17,10 +17,10 @@ from kb.io.deposits import Unread, read_deposit
 from kb.io.memory import Memory, OpenError
 from kb.io.model import model_timeout, run_model
 from kb.io.walk import BaseSnapshot, WalkError, discover, read_text
-from kb.pure import promoterun
 from kb.pure.notes.names import is_plain_component, printable
-from kb.pure.promote import parse_proposals
-from kb.pure.promotereport import unreachable_stderr
+from kb.pure.promotion import promoterun
+from kb.pure.promotion.promote import parse_proposals
+from kb.pure.promotion.promotereport import unreachable_stderr
 from kb.pure.roles import consolidate as core
 from kb.pure.sessions import handoff as ho
 from kb.pure.writing import notewrite as nw

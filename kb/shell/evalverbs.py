@@ -19,10 +19,11 @@ from returns.result import Failure
 from kb.io import misslog
 from kb.io.memory import DEFAULT_TOP, Answer, Memory, OpenError
 from kb.io.walk import fleet_manifest
-from kb.pure import aliasgate, evaluation, gold, nearmiss, triad
+from kb.pure import evaluation, gold, nearmiss, triad
 from kb.pure.answering.election import ascii_lower, choose_agent_fused
 from kb.pure.jsonout import dumps
 from kb.pure.notes.plural import counted
+from kb.pure.promotion import aliasgate
 from kb.shell.inputs import EvalInput, MissesInput
 from kb.shell.outcome import Outcome
 from kb.shell.readverbs import open_warnings

@@ -21,11 +21,11 @@ from kb.io import extract as runner
 from kb.io.memory import Memory, OpenError
 from kb.io.model import model_timeout
 from kb.io.safe_read import Read, Refused, private_owner, read_named
-from kb.pure import promoterun
 from kb.pure.notes.header import field_exact, front_matter
 from kb.pure.notes.names import printable
-from kb.pure.promotereport import ingest_lines
-from kb.pure.rejections import ascii_lower
+from kb.pure.promotion import promoterun
+from kb.pure.promotion.promotereport import ingest_lines
+from kb.pure.promotion.rejections import ascii_lower
 from kb.pure.roles import extract as ex
 from kb.pure.roles import ingest as core
 from kb.pure.sessions.handoff import cut_bytes

@@ -1,9 +1,10 @@
 """`kb promote` and `kb rejections` (workflow-verbs.md §10).
 
-Typed input in, Outcome out. The run's order and every decision are kb.pure.promoterun and
-kb.pure.promote; the words are kb.pure.promotereport and kb.pure.rejections; the effects
-(deposits, model commands, evidence, the writer, the log) are kb.shell.promotion; the lock
-is kb.io.promotelock. Nothing is printed here, except progress on a terminal's stderr.
+Typed input in, Outcome out. The run's order and every decision are kb.pure.promotion.promoterun and
+kb.pure.promotion.promote; the words are kb.pure.promotion.promotereport and
+kb.pure.promotion.rejections; the effects (deposits, model commands, evidence, the writer, the log)
+are kb.shell.promotion; the lock is kb.io.promotelock. Nothing is printed here, except progress on a
+terminal's stderr.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import TextIO
 from kb.io import promotelock, rejectlog
 from kb.io.memory import Memory, OpenError
 from kb.io.model import model_timeout
-from kb.pure import promoterun, rejections
-from kb.pure.promotereport import promote_stdout, unreachable_stderr
+from kb.pure.promotion import promoterun, rejections
+from kb.pure.promotion.promotereport import promote_stdout, unreachable_stderr
 from kb.shell.inputs import PromoteInput, RejectionsInput
 from kb.shell.outcome import Outcome
 from kb.shell.promotion import (

@@ -1,6 +1,6 @@
-"""The real effects of a promotion run (kb.pure.promoterun.Effects): the deposit on disk, the
-two model commands of fleet.txt (kb.io.model), the router's evidence (the Memory contract),
-`kb write`'s own writer (kb.shell.initwrite.write_note, through kb.pure.writing.notewrite), and the
+"""The real effects of a promotion run (kb.pure.promotion.promoterun.Effects): the deposit on disk,
+the two model commands of fleet.txt (kb.io.model), the router's evidence (the Memory contract), `kb
+write`'s own writer (kb.shell.initwrite.write_note, through kb.pure.writing.notewrite), and the
 rejection log. `kb promote`, `kb ingest` and `kb consolidate` share it.
 
 - The evidence is what the router answers for the proposal's keys, long memory only: the
@@ -27,10 +27,10 @@ from kb.io.deposits import Unread, deposit_files, read_deposit
 from kb.io.memory import Memory, OpenError
 from kb.io.model import run_model
 from kb.io.walk import fleet_manifest
-from kb.pure.promote import Proposal
-from kb.pure.promoteprompts import evidence_of, evidence_text
-from kb.pure.promoterun import Deposit, Failed, WriteRefused, WriteResult, Written
-from kb.pure.rejections import Row
+from kb.pure.promotion.promote import Proposal
+from kb.pure.promotion.promoteprompts import evidence_of, evidence_text
+from kb.pure.promotion.promoterun import Deposit, Failed, WriteRefused, WriteResult, Written
+from kb.pure.promotion.rejections import Row
 from kb.pure.writing import notewrite as nw
 from kb.shell.inputs import WriteInput
 
@@ -100,7 +100,7 @@ def deposit(agent: str, base: str, rel: str, memory: Memory) -> Deposit:
 
 
 class FleetEffects:
-    """kb.pure.promoterun.Effects over the real fleet."""
+    """kb.pure.promotion.promoterun.Effects over the real fleet."""
 
     def __init__(
         self,

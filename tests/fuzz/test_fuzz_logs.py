@@ -1,6 +1,6 @@
 """Fuzz: the logs kb keeps at the fleet root and reads back: the miss log (kb.pure.misslog),
 the misroute and abstention logs (kb.pure.routelogs) and the rejections log
-(kb.pure.rejections). Their readers decode with `replace`, so any bytes reach them.
+(kb.pure.promotion.rejections). Their readers decode with `replace`, so any bytes reach them.
 
 For each: the reader never fails, and what it read, written back and read again, is the same
 (a rewrite never loses or changes a row); a recorded question, message or reason with a line
@@ -12,7 +12,8 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from kb.pure import misslog, rejections, routelogs
+from kb.pure import misslog, routelogs
+from kb.pure.promotion import rejections
 from tests.fuzz.hostile import hostile, line_of, raw_text, twice, words
 
 counts = st.sampled_from(("1", "12", "0", "-1", "x", "", "١٢", "9" * 5000, "1_0", " 3"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kb.pure.aliasgate import Columns, Measurement, judge
+from kb.pure.promotion.aliasgate import Columns, Measurement, judge
 
 counts = st.integers(min_value=0, max_value=20)
 measurements = st.builds(Measurement, st.booleans(), st.builds(Columns, counts, counts, counts))

@@ -13,7 +13,7 @@ import string
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kb.pure import aliasgate, misslog, rejections, routelogs
+from kb.pure import misslog, routelogs
 from kb.pure.logbounds import (
     MAX_BYTES,
     MAX_ROWS,
@@ -25,6 +25,7 @@ from kb.pure.logbounds import (
     utf8_len,
 )
 from kb.pure.notes.tokens import MAX_QUESTION_CHARS
+from kb.pure.promotion import aliasgate, rejections
 from tests.properties.test_secrets_corpus import CAUGHT, fill_seeded, leaks
 
 MARKERS = ("[REDACTED_KEY]", "[REDACTED_TOKEN]", "[REDACTED_SECRET]", "[REDACTED_PRIVATE_KEY]")

@@ -21,7 +21,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.pure import aliasgate, misslog, rejections, routelogs
+from kb.pure import misslog, routelogs
 from kb.pure.merge import (
     LOG_NAMES,
     MISSES,
@@ -37,6 +37,7 @@ from kb.pure.merge import (
     merge_map,
     merge_misses,
 )
+from kb.pure.promotion import aliasgate, rejections
 from tests.properties.strategies import examples
 
 SETTINGS = settings(max_examples=examples(200), deadline=None)

@@ -1,5 +1,6 @@
-"""Properties of the promotion path, at the pure level (kb.pure.promote, kb.pure.promoterun,
-kb.pure.roles.consolidate, kb.pure.roles.ingest), driven through fake effects:
+"""Properties of the promotion path, at the pure level (kb.pure.promotion.promote,
+kb.pure.promotion.promoterun, kb.pure.roles.consolidate, kb.pure.roles.ingest), driven through fake
+effects:
 
 - promote writes a proposal if and only if all three lenses read as accept, over generated
   verdict triples, decorated verdicts, contradictory verdict lines, malformed replies and
@@ -22,10 +23,10 @@ from attrs import frozen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.pure import rejections
 from kb.pure.notes.names import is_usable_name
-from kb.pure.promote import LENSES, Proposal, parse_proposals, read_verdict
-from kb.pure.promoterun import (
+from kb.pure.promotion import rejections
+from kb.pure.promotion.promote import LENSES, Proposal, parse_proposals, read_verdict
+from kb.pure.promotion.promoterun import (
     Deposit,
     Effects,
     Failed,
@@ -35,7 +36,7 @@ from kb.pure.promoterun import (
     decide,
     run,
 )
-from kb.pure.rejections import Row
+from kb.pure.promotion.rejections import Row
 from kb.pure.roles import consolidate, ingest
 
 FAST = settings(max_examples=200, deadline=None)

@@ -44,8 +44,8 @@ from pathlib import Path
 import pytest
 
 from kb.io.lockfile import locked
-from kb.pure import rejections as rejection_rows
 from kb.pure.answering.entries import parse_note
+from kb.pure.promotion import rejections as rejection_rows
 from kb.pure.sessions.session import Refused, Routed, event_line, parse_events
 from kb.pure.writing.sources import parse_record
 from tests.stress.budget import scaled

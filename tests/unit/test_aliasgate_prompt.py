@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kb.pure.aliasgate import BaseVocabulary, parse_reply, prompt
+from kb.pure.promotion.aliasgate import BaseVocabulary, parse_reply, prompt
 from tests.conftest import check_golden
 
 

@@ -164,8 +164,8 @@ def _rejections(path: Path, keys: tuple[str, ...]) -> None:
 def _canonical(name: str, path: Path) -> str:
     """The file kb would write for the rows it reads: equal only when every line is whole."""
     from kb.pure import misslog as pm
-    from kb.pure import rejections
     from kb.pure import routelogs as pr
+    from kb.pure.promotion import rejections
 
     if name == "misses":
         return pm.render(misslog.load(path))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from kb.pure import rejections
 from kb.pure.merge import (
     LOG_NAMES,
     Merged,
@@ -21,6 +20,7 @@ from kb.pure.merge import (
     owns,
 )
 from kb.pure.misslog import HEADER, Miss, parse, render
+from kb.pure.promotion import rejections
 
 
 def _log(*misses: Miss) -> str:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from kb.pure import promotelock
-from kb.pure.promote import (
+from kb.pure.promotion import promotelock
+from kb.pure.promotion.promote import (
     Proposal,
     clean_reason,
     hard_rule,
@@ -20,8 +20,8 @@ from kb.pure.promote import (
     unanimous,
     undecorate,
 )
-from kb.pure.promote import Review as R
-from kb.pure.rejections import Row
+from kb.pure.promotion.promote import Review as R
+from kb.pure.promotion.rejections import Row
 from kb.pure.roles import consolidate, extract, ingest
 from kb.pure.sessions.capture import Deposit as CaptureDeposit
 from kb.pure.sessions.capture import render_deposit

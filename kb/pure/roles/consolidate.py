@@ -14,10 +14,10 @@ Rules of this module:
 - With fewer than two sessions nothing is proposed: a pattern seen once is an anecdote.
 - THE EVIDENCE RULE, in code and not left to the model: a candidate must cite at least two
   distinct sessions, and every session it cites must be one of the sessions gathered. Then
-  its folder must be one a promoted note may be written into (kb.pure.promote.hard_rule).
+  its folder must be one a promoted note may be written into (kb.pure.promotion.promote.hard_rule).
   A candidate failing any of these is "rejected evidence": reported, never reviewed, never
   counted in kb-rejections.txt (the model misread its input; the base has no gap).
-- A candidate that passes is decided exactly as `kb promote` decides (kb.pure.promoterun),
+- A candidate that passes is decided exactly as `kb promote` decides (kb.pure.promotion.promoterun),
   with `captured_from` naming the cited sessions.
 """
 
@@ -33,11 +33,11 @@ from kb.pure.jsonout import dumps
 from kb.pure.notes.names import printable
 from kb.pure.notes.paths import kind_of
 from kb.pure.notes.plural import counted
-from kb.pure.promote import TARGET_FOLDERS, Proposal, hard_rule
-from kb.pure.promoteprompts import FORMAT
-from kb.pure.promotereport import DRY_RUN, decided_lines
-from kb.pure.promoterun import Decided
-from kb.pure.rejections import ascii_lower
+from kb.pure.promotion.promote import TARGET_FOLDERS, Proposal, hard_rule
+from kb.pure.promotion.promoteprompts import FORMAT
+from kb.pure.promotion.promotereport import DRY_RUN, decided_lines
+from kb.pure.promotion.promoterun import Decided
+from kb.pure.promotion.rejections import ascii_lower
 from kb.pure.sessions.handoff import Record
 
 DEFAULT_SESSIONS = 5

@@ -44,7 +44,7 @@ from attrs import frozen
 from kb.pure.notes.names import is_usable_name, printable
 from kb.pure.notes.paths import kind_of
 from kb.pure.notes.plural import counted
-from kb.pure.rejections import Row, ascii_lower
+from kb.pure.promotion.rejections import Row, ascii_lower
 from kb.pure.sessions.handoff import cut_bytes
 from kb.pure.writing.notewrite import legal_folder, parse_keys
 from kb.pure.writing.skeleton import MEMORY_FOLDERS

@@ -26,8 +26,8 @@ from kb.pure.answering.fusion import Found
 from kb.pure.answering.keyword import KeywordHit
 from kb.pure.answering.verdict import confidence_of
 from kb.pure.notes.paths import layer_of
-from kb.pure.promote import TARGET_FOLDERS, Proposal
-from kb.pure.rejections import Row
+from kb.pure.promotion.promote import TARGET_FOLDERS, Proposal
+from kb.pure.promotion.rejections import Row
 from kb.pure.sessions.handoff import cut_bytes
 
 HOLDS_BYTES = 400

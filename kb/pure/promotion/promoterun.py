@@ -8,11 +8,11 @@ Rules of this module:
   promoter is asked; a promoter that does not answer makes the file unreachable, and a reply
   with no parseable proposal makes it barren.
 - For each proposal: the cap is checked; then, in this order and without any model, the
-  hard rules (kb.pure.promote.hard_rule), a note already on disk under that name, and the
+  hard rules (kb.pure.promotion.promote.hard_rule), a note already on disk under that name, and the
   repetition filter; then the evidence; then the reviewer, once per lens, in the order
   contradiction, duplication, scope, each shown the earlier refusal under its own lens. A
   lens that does not answer abandons the proposal: nothing written, nothing recorded.
-- Only unanimity writes (kb.pure.promote.unanimous), and only outside a dry run. A write
+- Only unanimity writes (kb.pure.promotion.promote.unanimous), and only outside a dry run. A write
   the writer refuses as a judgement (every key dead, a dash) becomes a fourth review, under
   scope, and is recorded like any refusal; any other write failure is an outage.
 - Every refusal is recorded unless it is a dry run; the history is read again before each
@@ -27,7 +27,7 @@ from typing import Protocol
 
 from attrs import frozen
 
-from kb.pure.promote import (
+from kb.pure.promotion.promote import (
     LENSES,
     Proposal,
     Review,
@@ -43,8 +43,8 @@ from kb.pure.promote import (
     target_folder,
     unanimous,
 )
-from kb.pure.promoteprompts import promoter_prompt, review_prompt
-from kb.pure.rejections import LOG_NAME, Row
+from kb.pure.promotion.promoteprompts import promoter_prompt, review_prompt
+from kb.pure.promotion.rejections import LOG_NAME, Row
 
 
 @frozen

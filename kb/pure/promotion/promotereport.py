@@ -21,8 +21,8 @@ from collections.abc import Sequence
 
 from kb.pure.notes.names import printable
 from kb.pure.notes.plural import counted
-from kb.pure.promoterun import Barren, Decided, Report
-from kb.pure.rejections import LOG_NAME
+from kb.pure.promotion.promoterun import Barren, Decided, Report
+from kb.pure.promotion.rejections import LOG_NAME
 
 DRY_RUN = "dry run: nothing was written and no refusal was recorded."
 INDENT = "          "

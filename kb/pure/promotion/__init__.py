@@ -1,0 +1,5 @@
+"""`kb promote`: the promoter's proposals, the reviewer's decisions, the run's order of
+steps, its lock, its report, the rejections log and the alias gate.
+
+Answering never imports this package.
+"""
