@@ -760,13 +760,13 @@ class Memory:
         """Record a refused question in the miss log; None unless the verdict is nothing.
         A question of stopwords only is not a miss: no note or alias would have caught it.
         The question is logged (and reported in the loss) scrubbed of secrets and cut to the
-        characters the router reads (kb.pure.logbounds)."""
+        characters the router reads (kb.pure.logs.logbounds)."""
         if self.is_empty() or confidence.verdict != "nothing" or not self.searchable(question):
             return None
         looked_like = tuple(self.suggest(question))
         today = clock.today_utc()
         from kb.io import misslog  # only a refusal writes the miss log
-        from kb.pure.logbounds import loggable
+        from kb.pure.logs.logbounds import loggable
 
         log = misslog.log_path(self.opened[0])
         # What is logged, scrubbed of secrets and cut to what the router read: the loss

@@ -5,7 +5,7 @@ never sees half a file. When another writer holds the lock past `LOCK_WAIT_S`, t
 is deferred and folded in by the next writer (kb.io.deferred): concurrent agents lose no
 question and no route waits. A failed write never fails the query: it is reported back as
 a message. What is recorded is scrubbed of secrets and cut first, and the log is bounded
-(kb.pure.logbounds, issue 24): a refusal costs the same on the thousandth day as on the
+(kb.pure.logs.logbounds, issue 24): a refusal costs the same on the thousandth day as on the
 first.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kb.io import deferred
-from kb.pure import logbounds, misslog
+from kb.pure.logs import logbounds, misslog
 
 LOCK_WAIT_S = 0.5
 
@@ -31,7 +31,7 @@ def log_path(root: str) -> Path:
 def record(path: Path, question: str, looked_like: Sequence[str], today: str) -> str | None:
     """Record one refusal; None on success, else the one-line reason it was not recorded.
     The question is scrubbed of secrets and cut to what the router reads before anything
-    is written, a deferred record included (kb.pure.logbounds.loggable)."""
+    is written, a deferred record included (kb.pure.logs.logbounds.loggable)."""
     question = logbounds.loggable(question)
     if not question.strip():
         return None

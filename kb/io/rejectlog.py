@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kb.io import deferred
-from kb.pure.logbounds import loggable
+from kb.pure.logs.logbounds import loggable
 from kb.pure.promotion import rejections
 
 LOCK_WAIT_S = 5.0

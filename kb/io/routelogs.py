@@ -2,7 +2,7 @@
 `kb-abstentions.txt`), safely under concurrent writers.
 
 How a record is made safe: an exclusive lock file (`<log>.lock`, created with O_EXCL, the
-marker the miss log uses) held while the log is read, folded by kb.pure.routelogs and
+marker the miss log uses) held while the log is read, folded by kb.pure.logs.routelogs and
 rewritten whole (temp file + fsync + rename). Not a bare O_APPEND of one line: the format
 keeps one counted row per fault, sorted by count, and a person is told to delete the row
 once the fault is fixed; appended duplicates would scatter one fault over many rows. The
@@ -15,7 +15,7 @@ lock; `kb boot` runs on every prompt and waits 0.5 s, as the miss log does. Past
 the record is deferred and folded in by the next writer (kb.io.deferred): never dropped.
 
 What a record holds of a message is scrubbed of secrets and cut first, and the logs are
-bounded (kb.pure.logbounds, issue 24): `kb sync` pushes them, and nobody decided to write them.
+bounded (kb.pure.logs.logbounds, issue 24): `kb sync` pushes them, and nobody decided to write them.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kb.io import deferred
-from kb.pure import routelogs
-from kb.pure.logbounds import loggable
+from kb.pure.logs import routelogs
+from kb.pure.logs.logbounds import loggable
 
 MISROUTE_LOCK_WAIT_S = 5.0
 ABSTENTION_LOCK_WAIT_S = 0.5
@@ -103,7 +103,7 @@ def record_abstention(
     today: str,
 ) -> str | None:
     """Record one abstention (for `kb boot`); None when it is in the log or deferred, else
-    why it was not kept. The arguments are `kb.pure.routelogs.abstention_line`'s."""
+    why it was not kept. The arguments are `kb.pure.logs.routelogs.abstention_line`'s."""
     # the message a person sent, and what the classifier said of it, scrubbed of secrets
     # before anything is written, a deferred record included
     new = routelogs.new_abstention(

@@ -69,9 +69,9 @@ from kb.io.syncgit import ref as _ref
 from kb.io.syncgit import run as _run
 from kb.io.syncrecover import RecoveryFailure, State
 from kb.io.walk import WalkError, expand_roots, read_text
-from kb.pure import misslog as pure_misslog
-from kb.pure import routelogs as pure_routelogs
 from kb.pure import syncplan
+from kb.pure.logs import misslog as pure_misslog
+from kb.pure.logs import routelogs as pure_routelogs
 from kb.pure.merge import count_line, count_problem, merge_counts
 from kb.pure.notes.manifest import private_layer
 from kb.pure.notes.names import printable

@@ -38,12 +38,12 @@ MAP.md (`merge_map`):
   be the one a person would choose.
 
 kb-misses.txt (`merge_misses`):
-- One record per question (lower-cased, as kb.pure.misslog reads it). Count: ours + theirs
+- One record per question (lower-cased, as kb.pure.logs.misslog reads it). Count: ours + theirs
   - base, each absent record counting 0; a record whose merged count is 0 or less is gone
   (deleted on one side and not asked again on the other). First seen: the earliest of the
   two sides; last seen: the latest. The spelling and `looked like:` come from the side whose
   record changed, the later `last` winning (ties broken by the text, so both orders agree).
-- Written in kb.pure.misslog's format and order (count descending, then question), under
+- Written in kb.pure.logs.misslog's format and order (count descending, then question), under
   ours' comment header (theirs', or the standard one, when ours has none). Apart from that
   header the result does not depend on which side is ours.
 
@@ -65,7 +65,7 @@ surrogates (kb.io.mergedriver decodes with `surrogateescape`), and comes out the
 
 The counted logs (`merge_log`): kb-misroutes.txt, kb-abstentions.txt, kb-rejections.txt,
 kb-alias-rejections.txt. Each is one row per distinct record with a count and two dates,
-and each is merged exactly like the miss log, over its own row identity (kb.pure.routelogs,
+and each is merged exactly like the miss log, over its own row identity (kb.pure.logs.routelogs,
 kb.pure.promotion.rejections, kb.pure.promotion.aliasgate): counts ours + theirs - base, widest
 dates, the describing fields from the newest changed row. A log is recognised by its file name, else
 by the first line of its header. A file that is neither is merged as a set of lines: ours in order
@@ -83,7 +83,7 @@ from typing import Any
 import attrs
 from attrs import evolve, frozen
 
-from kb.pure import misslog
+from kb.pure.logs import misslog
 
 KINDS = ("map", "misses", "log")
 MARKER_SIZE = 7  # git's own conflict marker width
@@ -412,7 +412,7 @@ LOG_NAMES = (
 @functools.cache
 def logs() -> tuple[_Rows, ...]:
     """How each counted log reads and writes, in LOG_NAMES order (imported on first use)."""
-    from kb.pure import routelogs
+    from kb.pure.logs import routelogs
     from kb.pure.promotion import aliasgate, rejections
 
     return (

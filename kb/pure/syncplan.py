@@ -52,7 +52,7 @@ from collections.abc import Iterable, Sequence
 
 from attrs import frozen
 
-from kb.pure import misslog
+from kb.pure.logs import misslog
 from kb.pure.merge import LOG_NAMES
 from kb.pure.notes.manifest import PrivateLayer
 from kb.pure.notes.names import printable

@@ -19,9 +19,10 @@ from returns.result import Failure
 from kb.io import misslog
 from kb.io.memory import DEFAULT_TOP, Answer, Memory, OpenError
 from kb.io.walk import fleet_manifest
-from kb.pure import evaluation, gold, nearmiss, triad
+from kb.pure import evaluation, gold, triad
 from kb.pure.answering.election import ascii_lower, choose_agent_fused
 from kb.pure.jsonout import dumps
+from kb.pure.logs import nearmiss
 from kb.pure.notes.plural import counted
 from kb.pure.promotion import aliasgate
 from kb.shell.inputs import EvalInput, MissesInput
@@ -345,7 +346,7 @@ def _apply(memory: Memory, inp: MissesInput, rows: Sequence[gold.GoldRow], comma
         if refusals:
             target = root / aliasgate.REJECTIONS_NAME
             folded = aliasgate.parse_rejections(_read_or_empty(target))
-            from kb.pure.logbounds import loggable
+            from kb.pure.logs.logbounds import loggable
 
             for line, why in refusals:
                 # a model's line and a reason quoting the question: scrubbed before written

@@ -1,6 +1,6 @@
 """`kb misroute`, `kb misroutes` and `kb abstentions` (workflow-verbs.md §17).
 
-Typed input in, Outcome out. The formats, checks, folding and wording are kb.pure.routelogs;
+Typed input in, Outcome out. The formats, checks, folding and wording are kb.pure.logs.routelogs;
 the locked rewrite of a log is kb.io.routelogs. `kb misroute` writes its log at the fleet
 root and nothing else: it names the fleet's agents from a walk of the bases (with the
 private layer), never opening an index, so no base is touched. `kb misroutes` writes
@@ -14,7 +14,7 @@ from returns.result import Failure
 from kb.io import clock, routelogs
 from kb.io.memory import DEFAULT_TOP, Memory, OpenError
 from kb.io.walk import WalkError, discover, expand_roots
-from kb.pure import routelogs as logs
+from kb.pure.logs import routelogs as logs
 from kb.shell.inputs import AbstentionsInput, MisrouteInput, MisroutesInput
 from kb.shell.outcome import Outcome
 from kb.shell.readverbs import open_warnings

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.io import misslog as io_misslog
-from kb.pure.logbounds import MAX_TEXT_CHARS
+from kb.pure.logs.logbounds import MAX_TEXT_CHARS
 from kb.pure.notes.names import BIDI_CONTROLS
 from tests.conftest import RunKb
 from tests.properties.test_secrets_corpus import TEMPLATES, Filled, fill_seeded

@@ -1,5 +1,5 @@
-"""Fuzz: the logs kb keeps at the fleet root and reads back: the miss log (kb.pure.misslog),
-the misroute and abstention logs (kb.pure.routelogs) and the rejections log
+"""Fuzz: the logs kb keeps at the fleet root and reads back: the miss log (kb.pure.logs.misslog),
+the misroute and abstention logs (kb.pure.logs.routelogs) and the rejections log
 (kb.pure.promotion.rejections). Their readers decode with `replace`, so any bytes reach them.
 
 For each: the reader never fails, and what it read, written back and read again, is the same
@@ -12,7 +12,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from kb.pure import misslog, routelogs
+from kb.pure.logs import misslog, routelogs
 from kb.pure.promotion import rejections
 from tests.fuzz.hostile import hostile, line_of, raw_text, twice, words
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.pure import routelogs
+from kb.pure.logs import routelogs
 from kb.shell.table import usage_of
 from tests.conftest import RunKb, check_golden
 

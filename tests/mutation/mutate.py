@@ -71,7 +71,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("tests/unit/test_scrub_rules.py", "tests/properties/test_scrub_properties.py"),
     ),
     "misslog": (
-        "kb/pure/misslog.py",
+        "kb/pure/logs/misslog.py",
         (
             "tests/unit/test_logs.py",
             "tests/properties/test_misses_properties.py",
@@ -79,7 +79,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "routelogs": (
-        "kb/pure/routelogs.py",
+        "kb/pure/logs/routelogs.py",
         (
             "tests/unit/test_logs.py",
             "tests/unit/test_routelogs_rules.py",
@@ -121,7 +121,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "logbounds": (
-        "kb/pure/logbounds.py",
+        "kb/pure/logs/logbounds.py",
         (
             "tests/unit/test_logs.py",
             "tests/unit/test_routelogs_rules.py",

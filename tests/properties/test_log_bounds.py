@@ -1,5 +1,5 @@
 """The counted logs cannot be used against their owner and cannot grow without bound (issue
-24, kb.pure.logbounds): what lands in them is scrubbed and cut to what the router reads, and
+24, kb.pure.logs.logbounds): what lands in them is scrubbed and cut to what the router reads, and
 past 2,000 rows or 1 MiB the least counted, oldest rows go first, never the one just
 recorded. Every counted log kb writes on a question or a model's verdict is held to it:
 kb-misses.txt, kb-misroutes.txt, kb-abstentions.txt, kb-rejections.txt,
@@ -13,8 +13,8 @@ import string
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kb.pure import misslog, routelogs
-from kb.pure.logbounds import (
+from kb.pure.logs import misslog, routelogs
+from kb.pure.logs.logbounds import (
     MAX_BYTES,
     MAX_ROWS,
     MAX_TEXT_CHARS,

@@ -21,7 +21,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.pure import misslog, routelogs
+from kb.pure.logs import misslog, routelogs
 from kb.pure.merge import (
     LOG_NAMES,
     MISSES,

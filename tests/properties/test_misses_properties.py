@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from kb.io import misslog as misslog_io
 from kb.io.memory import Memory
 from kb.pure.answering.verdict import Confidence
-from kb.pure.misslog import Miss, ordered, parse, render
+from kb.pure.logs.misslog import Miss, ordered, parse, render
 from tests.conftest import EXAMPLE_FLEET
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -30,7 +30,7 @@ def question(worker: int, i: int) -> str:
 
 def run(kind: str, worker: int, n: int, root: Path) -> list[str]:
     from kb.io import misslog, notewrite, rejectlog, routelogs
-    from kb.pure.routelogs import Filing
+    from kb.pure.logs.routelogs import Filing
 
     errors: list[str] = []
     # Set the wait budgets of every writer under test: with six processes in a tight loop a

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.pure import misslog
+from kb.pure.logs import misslog
 from tests.sync.gitfleet import (
     QUESTIONS,
     Ran,

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from attrs import define, field
 
-from kb.pure import misslog
+from kb.pure.logs import misslog
 from tests.sync.gitfleet import (
     QUESTIONS,
     Ran,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from kb.io import deferred, misslog, rejectlog, routelogs
 from kb.io.lockfile import lock_path, locked
-from kb.pure.routelogs import Filing
+from kb.pure.logs.routelogs import Filing
 
 WRITERS = 64
 

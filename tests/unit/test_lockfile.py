@@ -21,7 +21,7 @@ import pytest
 
 from kb.io import lockfile, misslog, rejectlog, routelogs
 from kb.io.lockfile import LockBusy, release_lock, take_lock
-from kb.pure.routelogs import Filing
+from kb.pure.logs.routelogs import Filing
 
 REPO = Path(__file__).resolve().parents[2]
 DAY = "2026-01-02"
@@ -163,8 +163,8 @@ def _rejections(path: Path, keys: tuple[str, ...]) -> None:
 
 def _canonical(name: str, path: Path) -> str:
     """The file kb would write for the rows it reads: equal only when every line is whole."""
-    from kb.pure import misslog as pm
-    from kb.pure import routelogs as pr
+    from kb.pure.logs import misslog as pm
+    from kb.pure.logs import routelogs as pr
     from kb.pure.promotion import rejections
 
     if name == "misses":

@@ -1,9 +1,9 @@
-"""What the counted logs keep, and how much (kb.pure.logbounds), rule by rule (issue 25: each
+"""What the counted logs keep, and how much (kb.pure.logs.logbounds), rule by rule (issue 25: each
 rule stated by a test that fails when the rule does)."""
 
 from __future__ import annotations
 
-from kb.pure.logbounds import MAX_TEXT_CHARS, bounded, cut, loggable
+from kb.pure.logs.logbounds import MAX_TEXT_CHARS, bounded, cut, loggable
 
 # -- cut and loggable ----------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@ its old last-seen date, without relying on another module's property)."""
 
 from __future__ import annotations
 
-from kb.pure.misslog import HEADER, Miss, ordered, parse, record, render
+from kb.pure.logs.misslog import HEADER, Miss, ordered, parse, record, render
 
 
 def test_a_repeated_question_counts_up_and_moves_its_last_seen_date() -> None:
@@ -74,7 +74,7 @@ def test_an_offer_line_before_any_row_belongs_to_no_question() -> None:
 
 
 def test_a_looked_like_line_survives_a_blank_or_comment_line_before_it() -> None:
-    from kb.pure.misslog import parse
+    from kb.pure.logs.misslog import parse
 
     for between in ("", "# a note to self", "   "):
         row = "2\t2026-01-01\t2026-01-02\thow do I rotate keys\n"
@@ -84,7 +84,7 @@ def test_a_looked_like_line_survives_a_blank_or_comment_line_before_it() -> None
 
 
 def test_a_looked_like_line_after_a_damaged_row_is_dropped() -> None:
-    from kb.pure.misslog import parse
+    from kb.pure.logs.misslog import parse
 
     text = "x\tnot\ta row\n  looked like: nothing\n1\t2026-01-01\t2026-01-01\tok question\n"
     (miss,) = parse(text)
@@ -94,8 +94,8 @@ def test_a_looked_like_line_after_a_damaged_row_is_dropped() -> None:
 def test_questions_an_older_kb_logged_whole_are_cut_and_folded_when_they_then_match() -> None:
     """Rows whose questions read the same once cut to the limit become one row: counts
     added, the earliest first date, the latest last date; rows that fit are left alone."""
-    from kb.pure.logbounds import MAX_TEXT_CHARS
-    from kb.pure.misslog import Miss, record
+    from kb.pure.logs.logbounds import MAX_TEXT_CHARS
+    from kb.pure.logs.misslog import Miss, record
 
     head = "why " + "x" * MAX_TEXT_CHARS
     old = [
@@ -114,8 +114,8 @@ def test_questions_an_older_kb_logged_whole_are_cut_and_folded_when_they_then_ma
 
 
 def test_recording_a_question_an_older_kb_logged_whole_counts_it_once_more() -> None:
-    from kb.pure.logbounds import MAX_TEXT_CHARS
-    from kb.pure.misslog import Miss, record
+    from kb.pure.logs.logbounds import MAX_TEXT_CHARS
+    from kb.pure.logs.misslog import Miss, record
 
     long = "how " + "y" * (MAX_TEXT_CHARS + 50)
     rows = record([Miss(4, "2026-01-01", "2026-01-01", long, ("a",))], long, ("b",), "2026-02-02")
@@ -125,7 +125,7 @@ def test_recording_a_question_an_older_kb_logged_whole_counts_it_once_more() -> 
 
 
 def test_the_question_just_recorded_survives_a_full_log() -> None:
-    from kb.pure.misslog import Miss, record
+    from kb.pure.logs.misslog import Miss, record
 
     full = [Miss(5, "2026-01-01", "2026-01-01", f"question number {i}", ()) for i in range(2000)]
     rows = record(full, "a brand new question", (), "2026-05-05")
@@ -136,8 +136,8 @@ def test_the_question_just_recorded_survives_a_full_log() -> None:
 def test_long_questions_fold_by_lower_case_only() -> None:
     """Rows are one question when their lower cases match, as everywhere in the log:
     `STRASSE` is not `straße` (whose upper case is `STRASSE`)."""
-    from kb.pure.logbounds import MAX_TEXT_CHARS
-    from kb.pure.misslog import Miss, record
+    from kb.pure.logs.logbounds import MAX_TEXT_CHARS
+    from kb.pure.logs.misslog import Miss, record
 
     old = [
         Miss(1, "2026-01-01", "2026-01-01", "straße map", ()),

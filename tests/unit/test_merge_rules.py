@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from kb.pure.logs.misslog import HEADER, Miss, parse, render
 from kb.pure.merge import (
     LOG_NAMES,
     Merged,
@@ -19,7 +20,6 @@ from kb.pure.merge import (
     merge_misses,
     owns,
 )
-from kb.pure.misslog import HEADER, Miss, parse, render
 from kb.pure.promotion import rejections
 
 

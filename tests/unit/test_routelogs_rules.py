@@ -1,4 +1,4 @@
-"""The rules of kb.pure.routelogs, one test per rule (the module's docstring, docs/verbs/
+"""The rules of kb.pure.logs.routelogs, one test per rule (the module's docstring, docs/verbs/
 misroute.md, misroutes.md, abstentions.md).
 
 Pure and in-process, so the mutation runner (tests/mutation/mutate.py, module `routelogs`)
@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from returns.result import Failure, Success
 
-from kb.pure import routelogs as rl
-from kb.pure.logbounds import MAX_TEXT_CHARS
+from kb.pure.logs import routelogs as rl
+from kb.pure.logs.logbounds import MAX_TEXT_CHARS
 
 ROSTER = ("ada", "bruno")
 

@@ -23,7 +23,7 @@ Rules of this module (retrieval-core.md §14.5, Appendix A):
   highest first, stable. Both fields are cut to the characters the router reads (the
   caller scrubbed them of secrets: a reason quotes the question), and past 2,000 rows or
   1 MiB the least refused, oldest rows are dropped, never the one just folded
-  (kb.pure.logbounds, issue 24).
+  (kb.pure.logs.logbounds, issue 24).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 from attrs import evolve, frozen
 
-from kb.pure.logbounds import cut, keep_recorded
+from kb.pure.logs.logbounds import cut, keep_recorded
 from kb.pure.notes.tokens import normalise, question_terms
 from kb.pure.sessions.session import flatten
 

@@ -14,7 +14,7 @@ Rules of this module:
   fields, so an empty reason is still a row), `#` lines and blank lines skipped, a row needs at
   least seven tab fields, an unparsable count reads as 1, and a reason that held tabs (a
   file written by hand) keeps them, rejoined.
-- Bounded (issue 24, kb.pure.logbounds): every recorded field is cut to the characters the
+- Bounded (issue 24, kb.pure.logs.logbounds): every recorded field is cut to the characters the
   router reads of a question (the writer, kb.io.rejectlog, scrubbed the reason of secrets
   first: a model's reason may quote a note); past 2,000 rows or 1 MiB the least refused,
   oldest rows are dropped, never the one just recorded.
@@ -30,7 +30,7 @@ from typing import Any
 from attrs import evolve, frozen
 
 from kb.pure.jsonout import dumps
-from kb.pure.logbounds import bounded, cut, utf8_len
+from kb.pure.logs.logbounds import bounded, cut, utf8_len
 from kb.pure.notes.names import printable
 from kb.pure.sessions.session import flatten
 

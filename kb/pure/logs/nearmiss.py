@@ -28,7 +28,7 @@ from attrs import frozen
 from kb.pure.answering.entries import Entry
 from kb.pure.answering.fusion import Found
 from kb.pure.jsonout import round6, sorted_keys
-from kb.pure.misslog import Miss
+from kb.pure.logs.misslog import Miss
 from kb.pure.notes.names import printable
 from kb.pure.notes.plural import counted
 

@@ -10,7 +10,7 @@ Rules of this module:
   number (or is longer than 18 digits) is skipped, a later duplicate overwrites an earlier
   one, and a torn last line (a writer killed mid-line) reads as whatever fields it still has
   or as nothing.
-- Bounded (issue 24, kb.pure.logbounds): a recorded question is cut to the characters the
+- Bounded (issue 24, kb.pure.logs.logbounds): a recorded question is cut to the characters the
   router reads (the writer, kb.io.misslog, scrubbed it of secrets first), a row left longer
   by an older kb is cut too (rows that then read the same fold, counts added), and past
   2,000 rows or 1 MiB the least asked, oldest rows are dropped, never the one just recorded.
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 from attrs import evolve, frozen
 
-from kb.pure.logbounds import MAX_TEXT_CHARS, cut, keep_recorded
+from kb.pure.logs.logbounds import MAX_TEXT_CHARS, cut, keep_recorded
 
 LOG_NAME = "kb-misses.txt"
 

@@ -27,7 +27,7 @@ Rules of this module:
   descending, ties in file order; abstentions count descending, then subject ascending.
 - The read-back reports show every value read from a log through `printable`, so a control
   character a hand edit left in a field cannot split or overwrite a report line.
-- Bounded (issue 24, kb.pure.logbounds): every field a row is recorded with is cut to the
+- Bounded (issue 24, kb.pure.logs.logbounds): every field a row is recorded with is cut to the
   characters the router reads of a question (the writer, kb.io.routelogs, scrubbed the
   message, the subject, the reason and the why of secrets first); a field an older kb left
   longer is cut when the log is next recorded (rows that then share a key fold); past 2,000
@@ -49,7 +49,7 @@ from attrs import evolve, frozen
 from returns.result import Failure, Result, Success
 
 from kb.pure.answering.election import ascii_lower
-from kb.pure.logbounds import MAX_TEXT_CHARS, cut, keep_recorded
+from kb.pure.logs.logbounds import MAX_TEXT_CHARS, cut, keep_recorded
 from kb.pure.notes.names import printable
 from kb.pure.notes.plural import counted
 
