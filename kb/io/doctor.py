@@ -1,6 +1,6 @@
 """`kb doctor`'s facts: the fleet opened, fleet.txt's model commands looked up, the extras
 probed, the settings and `.mcp.json` read, and each kb hook run once with a harmless payload.
-kb.pure.doctor judges them; nothing here decides what is wrong.
+kb.pure.fleet.doctor judges them; nothing here decides what is wrong.
 
 Running a hook is the one act with effects, and it is made harmless: only commands that run
 kb are run, with an empty prompt (`kb boot` then prints the roster and records nothing) and a
@@ -27,7 +27,7 @@ from typing import Any
 from kb.io.extras import missing, needs_line
 from kb.io.memory import Memory, OpenError
 from kb.io.walk import expand_roots, fleet_manifest, looks_like_a_base
-from kb.pure.doctor import (
+from kb.pure.fleet.doctor import (
     MODEL_ROLES,
     DoctorFacts,
     ExtraFacts,

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kb.io.lockfile import LockBusy, locked
-from kb.pure.commitplan import dirty_paths, left_alone, report, unasked
+from kb.pure.fleet.commitplan import dirty_paths, left_alone, report, unasked
 from kb.pure.notes.plural import counted
 
 LOCK_BACKOFF_MS = (100, 200, 400, 800, 1600, 1600)  # ~3.1 s: longer than a commit takes

@@ -1,5 +1,5 @@
 """`kb list` and `kb fleet` over an open fleet: the rows of every file in scope that pass
-the facets, and the fleet's card with its members (kb.pure.listing and kb.pure.fleetcard
+the facets, and the fleet's card with its members (kb.pure.fleet.listing and kb.pure.fleet.fleetcard
 decide; this reads the open bases and the manifests for them).
 
 Imported only by the verbs that list or describe: a question never does either, and the
@@ -18,15 +18,15 @@ from kb.pure.notes.header import field_folded
 from kb.pure.notes.paths import folder_of, kind_of, layer_of
 
 if TYPE_CHECKING:
-    from kb.pure.fleetcard import Card, Member
-    from kb.pure.listing import Facets, Row
+    from kb.pure.fleet.fleetcard import Card, Member
+    from kb.pure.fleet.listing import Facets, Row
 
 
 def rows_of(bases: Sequence[OpenBase], facets: Facets | None) -> list[Row]:
     """The files in scope that pass `facets` (all of them without)."""
     # Each half imports its own rules: `kb fleet` never loads the listing's, nor `kb list`
     # the fleet card's.
-    from kb.pure.listing import Facets, Row, matches
+    from kb.pure.fleet.listing import Facets, Row, matches
 
     facets = Facets() if facets is None else facets
     rows: list[Row] = []
@@ -56,7 +56,7 @@ def card_of(
     """The fleet's card (from the manifest at `first`, the first path opened) and its
     members. A base private as a whole (the person) is not named without --all: its name
     and its root path say whose it is."""
-    from kb.pure.fleetcard import Member, card
+    from kb.pure.fleet.fleetcard import Member, card
 
     fallback = Path(first).name or first
     fleet = card(fleet_manifest(first), fallback)

@@ -20,8 +20,8 @@ from attrs import evolve
 if TYPE_CHECKING:
     from threading import Thread
 
-    from kb.pure.fleetcard import Card, Member
-    from kb.pure.listing import Facets, Row
+    from kb.pure.fleet.fleetcard import Card, Member
+    from kb.pure.fleet.listing import Facets, Row
     from kb.pure.roles.remember import Remembered
 
 from kb.io import clock, textsearch
@@ -787,7 +787,7 @@ class Memory:
 
     @serialised
     def describe(self) -> str:
-        from kb.pure.fleetcard import describe
+        from kb.pure.fleet.fleetcard import describe
 
         return describe(*self.fleet_card())
 

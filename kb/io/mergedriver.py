@@ -1,8 +1,8 @@
 """`kb merge-driver`: the three files git hands a merge driver, merged into the second.
 
 git runs `kb merge-driver <kind> %O %A %B %P` for a file whose `merge=` attribute names a kb
-driver (kb.pure.syncplan). %O is the common ancestor, %A this side, %B the other side, %P the
-path in the tree. The merge is kb.pure.merge's; the result replaces %A atomically (a temp
+driver (kb.pure.fleet.syncplan). %O is the common ancestor, %A this side, %B the other side, %P the
+path in the tree. The merge is kb.pure.fleet.merge's; the result replaces %A atomically (a temp
 file beside it, fsync, rename), as git reads %A back for the merged text.
 
 Rules of this module:
@@ -13,7 +13,7 @@ Rules of this module:
   sides, never a note cut down to what a log parser keeps (issue 24, F2).
 - Bytes that are not UTF-8 are kept: the files are decoded with `surrogateescape` and the
   merge written back the same way, so one stray byte neither stops the merge nor is lost.
-- A count kb refuses (kb.pure.merge.count_problem) leaves %A as it is: a conflict, and one
+- A count kb refuses (kb.pure.fleet.merge.count_problem) leaves %A as it is: a conflict, and one
   line that names the file, the side and the line.
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kb.io.atomic import write_atomic
-from kb.pure.merge import Merged, merge, owns
+from kb.pure.fleet.merge import Merged, merge, owns
 
 
 class DriverError(Exception):

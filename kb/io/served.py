@@ -2,8 +2,8 @@
 `kb route --context`, and the listed files' front matter for `kb list --where`/`--sort`.
 
 No decisions here: which files are in scope is the Memory's (the private layer included),
-and what to do with their text is kb.pure.answering.context's and kb.pure.where's. A file that can
-no longer be read as UTF-8 (deleted or changed since the walk) is left out.
+and what to do with their text is kb.pure.answering.context's and kb.pure.fleet.where's. A file that
+can no longer be read as UTF-8 (deleted or changed since the walk) is left out.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from kb.io.safe_read import note_text
 from kb.io.walk import BaseSnapshot
 from kb.pure.answering.context import Served
 from kb.pure.answering.fusion import Found
-from kb.pure.listing import Facets, Row
+from kb.pure.fleet.listing import Facets, Row
+from kb.pure.fleet.where import Condition, holds_all, needs_front_matter, sort_rows
 from kb.pure.notes.frontmatter import parse
 from kb.pure.notes.header import first_heading
-from kb.pure.where import Condition, holds_all, needs_front_matter, sort_rows
 
 
 def _roots(memory: Memory) -> dict[tuple[str, str], BaseSnapshot]:

@@ -1,5 +1,5 @@
 """`kb sync` through the real git binary: commit kb's own files, rebase onto the remote,
-push, and re-index what the pull changed. Every decision is kb.pure.syncplan's.
+push, and re-index what the pull changed. Every decision is kb.pure.fleet.syncplan's.
 
 One run, in order:
 1. Find the repository, its branch and the remote (`--remote`, else the branch's upstream,
@@ -13,7 +13,7 @@ One run, in order:
    `<this python> -I -m kb.shell.main merge-driver` (isolated mode: nothing in the
    repository can be imported by it). A `.kb/` the repository tracks stops the sync.
 3. Fetch the remote branch. Unreachable: one line, exit 1; nothing is committed yet. What
-   the fetched commits bring is checked before anything else (kb.pure.syncplan): a `.kb/`
+   the fetched commits bring is checked before anything else (kb.pure.fleet.syncplan): a `.kb/`
    path, a `.gitattributes` line routing files through `union` or through kb's drivers, a
    counted log whose count kb refuses: one line, exit 1, nothing changed.
 4. Under the tree lock (`.git/kb-tree.lock`, also taken by `kb commit`) and the lock of every
@@ -69,14 +69,14 @@ from kb.io.syncgit import ref as _ref
 from kb.io.syncgit import run as _run
 from kb.io.syncrecover import RecoveryFailure, State
 from kb.io.walk import WalkError, expand_roots, read_text
-from kb.pure import syncplan
+from kb.pure.fleet import syncplan
+from kb.pure.fleet.merge import count_line, count_problem, merge_counts
+from kb.pure.fleet.syncplan import Place, Refused, Report
 from kb.pure.logs import misslog as pure_misslog
 from kb.pure.logs import routelogs as pure_routelogs
-from kb.pure.merge import count_line, count_problem, merge_counts
 from kb.pure.notes.manifest import private_layer
 from kb.pure.notes.names import printable
 from kb.pure.promotion import rejections
-from kb.pure.syncplan import Place, Refused, Report
 
 # Another clone's push lands between our fetch and our push: try again this often. Three
 # clones each syncing every 0.5-3 s on a loaded 2-core box (tests/sync, long form) ran out of
@@ -396,7 +396,7 @@ def _counted(
     repo: _Repo, head: str | None, tip: str, places: Sequence[Place], upstream: str
 ) -> dict[str, str]:
     """Each counted log both sides changed since they parted, merged as separate records
-    (kb.pure.merge.merge_counts), as the rebase should leave it: git takes two identical
+    (kb.pure.fleet.merge.merge_counts), as the rebase should leave it: git takes two identical
     sides as one without asking the driver, and drops a local commit whose change is already
     upstream, and either would lose one side's count."""
     if head is None:
@@ -472,7 +472,7 @@ def _check_pull(
     repo: _Repo, head: str | None, tip: str, upstream: str, places: Sequence[Place]
 ) -> None:
     """Refuse, changing nothing, what the commits between `head` and `tip` bring that kb
-    does not take from a remote (kb.pure.syncplan: a `.kb/`, a routing `.gitattributes`
+    does not take from a remote (kb.pure.fleet.syncplan: a `.kb/`, a routing `.gitattributes`
     line, a count kb refuses)."""
     base = _merge_base(repo, head, tip)
     args = ["diff", "--name-status", "-z", "--no-renames", base or _EMPTY_TREE, tip]

@@ -32,7 +32,7 @@ tree lock and the lock of every kb file meanwhile, as its own local step does):
    sync may have been killed before or while it re-indexed), as are the bases whose
    re-index was cut short.
 
-Nothing here decides what is kb's or how logs merge: kb.pure.syncplan and kb.pure.merge.
+Nothing here decides what is kb's or how logs merge: kb.pure.fleet.syncplan and kb.pure.fleet.merge.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from subprocess import CompletedProcess
 from attrs import field, frozen
 
 from kb.io.atomic import crash_point, is_temp_name, write_atomic
-from kb.pure.merge import log_spec, merge_counts
+from kb.pure.fleet.merge import log_spec, merge_counts
 
 STATE_NAME = "kb-sync.state"
 # How long a git the dead kb started may still run: a rebase replaying a few commits, with a

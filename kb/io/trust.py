@@ -1,4 +1,4 @@
-"""The facts `kb trust`'s rules need (kb.pure.trust), gathered, and approvals recorded.
+"""The facts `kb trust`'s rules need (kb.pure.fleet.trust), gathered, and approvals recorded.
 
 For a fleet root: the repository it is in (kb.io.gitdir, no git process), the command
 lines its fleet.txt names, the files each line names inside the repository (their bytes'
@@ -24,9 +24,9 @@ from kb.io.atomic import write_atomic
 from kb.io.gitdir import Repository, repository_of
 from kb.io.lockfile import LockBusy, locked, read_or_empty
 from kb.io.walk import read_text
-from kb.pure import trust as rules
+from kb.pure.fleet import trust as rules
+from kb.pure.fleet.trust import Command, Facts, Named, Verdict
 from kb.pure.notes.manifest import parse_manifest
-from kb.pure.trust import Command, Facts, Named, Verdict
 
 BUSY = (
     "MERGE_HEAD",
@@ -165,7 +165,7 @@ def _approved(repo: Repository | None) -> set[str]:
 
 
 def examine(root: Path, record: bool = True) -> Fleet:
-    """Every command fleet.txt at `root` names, judged (kb.pure.trust); the approvals the
+    """Every command fleet.txt at `root` names, judged (kb.pure.fleet.trust); the approvals the
     rules grant by themselves are recorded when `record` (every verb about to run one;
     `kb doctor` only looks)."""
     root = root.resolve()
@@ -263,7 +263,7 @@ def refusal(command_line: str, root: Path) -> str | None:
 def note_own(paths: Sequence[str]) -> None:
     """Before `kb commit` commits `paths`: record the approval of every command that is the
     user's own edit in each fleet whose fleet.txt is at or above one of them, so committing
-    an edit does not make it await approval (kb.pure.trust)."""
+    an edit does not make it await approval (kb.pure.fleet.trust)."""
     roots: set[Path] = set()
     for given in paths:
         p = Path(given).absolute()

@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kb.pure.fleetcard import Card, Member
+from kb.pure.fleet.fleetcard import Card, Member
+from kb.pure.fleet.listing import PROVENANCES, STAGES, Row, row_json
 from kb.pure.jsonout import sorted_keys
-from kb.pure.listing import PROVENANCES, STAGES, Row, row_json
 from kb.pure.notes.paths import KINDS
 
 Schema = dict[str, Any]

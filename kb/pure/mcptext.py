@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from kb.pure.answering.fusion import Found, looks_stale, no_agreement
 from kb.pure.answering.keyword import KeywordHit
 from kb.pure.answering.verdict import Confidence
-from kb.pure.listing import Row, row_line
+from kb.pure.fleet.listing import Row, row_line
 from kb.pure.notes.plural import counted
 from kb.pure.render import CHANGED_LABEL, verdict_line
 from kb.pure.roles.remember import NOTICE, Remembered, evidence_lines

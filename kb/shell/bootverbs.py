@@ -221,7 +221,7 @@ class Boot:
             prompt = dossier(
                 self.agents, asked, answer.found, answer.keyword_hits, answer.confidence
             )
-            from kb.pure.trust import AWAITS
+            from kb.pure.fleet.trust import AWAITS
 
             reply = run_model(command, prompt, Path(self.root), model_timeout())
             if reply.text is not None:

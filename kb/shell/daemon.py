@@ -41,7 +41,7 @@ from kb.shell.outcome import Outcome
 if TYPE_CHECKING:
     from kb.io.live import LiveMemory
     from kb.io.memory import Memory
-    from kb.pure.doctor import DaemonFacts
+    from kb.pure.fleet.doctor import DaemonFacts
     from kb.shell.inputs import DaemonInput
 
 # Thirty minutes: a working session's pauses (reading, a meeting) rarely pass it, and an
@@ -115,7 +115,7 @@ def daemon(inp: DaemonInput) -> Outcome:
 
 def daemon_facts(given: str) -> DaemonFacts:
     """What `kb doctor` says of the fleet's daemon: running, and of this build?"""
-    from kb.pure.doctor import DaemonFacts
+    from kb.pure.fleet.doctor import DaemonFacts
 
     try:
         where = Path(client.checked_dir(client.runtime_dir(), create=False))

@@ -1,5 +1,5 @@
 """`kb doctor`: check what a setup needs (the fleet, its indexes, its model commands, the
-extras, the hooks and the MCP config) and print one line per check; see kb.pure.doctor."""
+extras, the hooks and the MCP config) and print one line per check; see kb.pure.fleet.doctor."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 from attrs import evolve
 
 from kb.io.doctor import gather
-from kb.pure.doctor import checks, exit_code, render
+from kb.pure.fleet.doctor import checks, exit_code, render
 from kb.shell.inputs import DoctorInput
 from kb.shell.outcome import Outcome
 

@@ -19,8 +19,8 @@ from returns.result import Failure
 from kb.io import misslog
 from kb.io.memory import DEFAULT_TOP, Answer, Memory, OpenError
 from kb.io.walk import fleet_manifest
-from kb.pure import evaluation, gold, triad
 from kb.pure.answering.election import ascii_lower, choose_agent_fused
+from kb.pure.fleet import evaluation, gold, triad
 from kb.pure.jsonout import dumps
 from kb.pure.logs import nearmiss
 from kb.pure.notes.plural import counted

@@ -16,7 +16,7 @@ class ListInput:
     provenance: str | None = None
     json: bool = False
     all: bool = False
-    # `--where key=value` (repeatable, AND) and `--sort FIELD`: kb.pure.where.
+    # `--where key=value` (repeatable, AND) and `--sort FIELD`: kb.pure.fleet.where.
     where: tuple[str, ...] = field(default=(), kw_only=True)
     sort: str | None = field(default=None, kw_only=True)
 

@@ -10,7 +10,7 @@ instructions; it negotiates the version by the rule and the list the stdio serve
 Memory is held by a LiveMemory (kb.io.live): a note written, or pulled by `kb sync`, while the
 server runs is seen at the next call, re-validated by stat, without a restart.
 
-Guarding (decided in kb.pure.httpguard): the socket is bound to 127.0.0.1 and nothing else
+Guarding (decided in kb.pure.fleet.httpguard): the socket is bound to 127.0.0.1 and nothing else
 (there is no flag for another address), a request with a foreign Origin gets 403, and one
 without the bearer token gets 401. The token is KB_MCP_TOKEN when set, otherwise a fresh
 `secrets.token_urlsafe(32)` printed on stderr at start. The SDK's own Host and Origin
@@ -34,7 +34,7 @@ from typing import IO, Any
 
 from kb.io.live import LiveMemory
 from kb.io.memory import Memory, OpenError
-from kb.pure.httpguard import LOCAL_HOSTS, origin_allowed, refusal
+from kb.pure.fleet.httpguard import LOCAL_HOSTS, origin_allowed, refusal
 from kb.pure.mcptext import INSTRUCTIONS
 from kb.shell.mcp_server import CAPABILITIES, banner, tools_list, warner
 from kb.shell.mcp_server import Server as Dispatcher

@@ -22,10 +22,10 @@ from attrs import frozen
 from kb.io.memory import Answer, Memory, RecallLoss
 from kb.io.served import listed
 from kb.pure import mcpshape, mcptext
-from kb.pure.listing import PROVENANCES, STAGES, Facets, checked
+from kb.pure.fleet.listing import PROVENANCES, STAGES, Facets, checked
+from kb.pure.fleet.where import ROW_FIELDS, conditions, sort_field, split_joined
 from kb.pure.notes.paths import KINDS
 from kb.pure.roles.remember import to_json
-from kb.pure.where import ROW_FIELDS, conditions, sort_field, split_joined
 from kb.shell.readverbs import route_value
 
 # The most files kb_route and kb_retrieve return. Measured on a generated 1,000-note fleet

@@ -165,9 +165,9 @@ def index(inp: IndexInput) -> Outcome:
 def list_files(inp: ListInput) -> Outcome:
     from returns.result import Failure
 
+    from kb.pure.fleet.listing import Facets, checked, row_json, row_line
+    from kb.pure.fleet.where import conditions, sort_field
     from kb.pure.jsonout import dumps
-    from kb.pure.listing import Facets, checked, row_json, row_line
-    from kb.pure.where import conditions, sort_field
 
     facets = checked(Facets(inp.base, inp.folder, inp.kind, inp.stage, inp.provenance))
     where = conditions(inp.where)
@@ -204,7 +204,7 @@ def fleet(inp: FleetInput) -> Outcome:
     with memory:
         warnings = open_warnings(memory)
         if inp.json:
-            from kb.pure.fleetcard import describe_json
+            from kb.pure.fleet.fleetcard import describe_json
             from kb.pure.jsonout import dumps
 
             card = dumps(describe_json(*memory.fleet_card())) + "\n"

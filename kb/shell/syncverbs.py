@@ -1,16 +1,16 @@
 """`kb sync` and `kb merge-driver`: one fleet across machines, through git.
 
-Typed input in, Outcome out. The merges are kb.pure.merge, what is kb's own and what is
-reported kb.pure.syncplan; the file and git work is kb.io.mergedriver and kb.io.sync.
+Typed input in, Outcome out. The merges are kb.pure.fleet.merge, what is kb's own and what is
+reported kb.pure.fleet.syncplan; the file and git work is kb.io.mergedriver and kb.io.sync.
 """
 
 from __future__ import annotations
 
 import sys
 
-from kb.pure.merge import KINDS
+from kb.pure.fleet.merge import KINDS
+from kb.pure.fleet.syncplan import report_text
 from kb.pure.notes.names import printable
-from kb.pure.syncplan import report_text
 from kb.shell.inputs import MergeDriverInput, SyncInput
 from kb.shell.outcome import Outcome
 

@@ -1,6 +1,6 @@
-"""`kb trust`: approve the model commands fleet.txt names, on this machine (kb.pure.trust).
+"""`kb trust`: approve the model commands fleet.txt names, on this machine (kb.pure.fleet.trust).
 
-Typed input in, Outcome out; the rules are kb.pure.trust's, the facts and the approvals
+Typed input in, Outcome out; the rules are kb.pure.fleet.trust's, the facts and the approvals
 file kb.io.trust's.
 """
 
@@ -15,7 +15,7 @@ def trust(inp: TrustInput) -> Outcome:
     from pathlib import Path
 
     from kb.io.trust import approve_all, examine
-    from kb.pure import trust as rules
+    from kb.pure.fleet import trust as rules
 
     root = Path(inp.path)
     if not root.is_dir():

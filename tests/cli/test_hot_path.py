@@ -61,8 +61,8 @@ ROUTE_UNUSED = (
     "kb.shell.bootinputs",
     "kb.shell.listinputs",
     "kb.pure.jsonout",
-    "kb.pure.listing",
-    "kb.pure.fleetcard",
+    "kb.pure.fleet.listing",
+    "kb.pure.fleet.fleetcard",
     "kb.pure.sessions.scrub",
     "kb.pure.sessions.blocks",
     "hashlib",
@@ -97,8 +97,8 @@ def test_boot_builds_only_what_a_routed_message_needs(example_fleet: Path) -> No
         "kb.pure.sessions.session",
         "kb.pure.sessions.continuity",  # no handoff was saved, so none is parsed
         "kb.pure.jsonout",
-        "kb.pure.listing",
-        "kb.pure.fleetcard",
+        "kb.pure.fleet.listing",
+        "kb.pure.fleet.fleetcard",
     )
     payload = '{"prompt": "how often should I run a backup restore test", "session_id": "s"}'
     assert _heavy_modules(["boot", "--all"], example_fleet, unused, payload) == ""
@@ -116,5 +116,5 @@ def test_list_and_fleet_skip_the_cli_parser(example_fleet: Path) -> None:
     unused = (*HEAVY, "cyclopts", "kb.shell.inputs", "kb.pure.sessions.scrub")
     assert _heavy_modules(["list", "--kind", "memory"], example_fleet, unused) == ""
     assert _heavy_modules(["list", "--json"], example_fleet, unused) == ""
-    assert _heavy_modules(["fleet"], example_fleet, (*unused, "kb.pure.listing")) == ""
+    assert _heavy_modules(["fleet"], example_fleet, (*unused, "kb.pure.fleet.listing")) == ""
     assert _heavy_modules(["fleet", "--json"], example_fleet, unused) == ""

@@ -20,7 +20,7 @@ import anyio
 import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 
-from kb.pure.listing import PROVENANCES, STAGES
+from kb.pure.fleet.listing import PROVENANCES, STAGES
 from kb.pure.notes.paths import KINDS
 from tests.cli.test_mcp import Raw
 from tests.conftest import EXAMPLE_FLEET, RunKb, _copy

@@ -1,5 +1,5 @@
 """Fuzz: fleet.txt, agent.txt and kb-aliases.txt (kb.pure.notes.manifest), the fleet card rendered
-from them (kb.pure.fleetcard) and alias expansion (kb.pure.answering.aliases).
+from them (kb.pure.fleet.fleetcard) and alias expansion (kb.pure.answering.aliases).
 
 These files are decoded strictly (a file that is not UTF-8 is ignored), so their text holds
 no lone surrogate. Folder names do: a base's root and fallback name come from the disk, and
@@ -11,8 +11,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kb.pure import fleetcard
 from kb.pure.answering import aliases
+from kb.pure.fleet import fleetcard
 from kb.pure.notes.manifest import Manifest, parse_aliases, parse_manifest, private_layer
 from tests.fuzz.hostile import hostile, line_of, raw_text, twice, words
 

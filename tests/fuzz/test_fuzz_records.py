@@ -1,5 +1,5 @@
 """Fuzz: source records `sources/{KEY}.txt` (kb.pure.writing.sources) and the gold file `gold.tsv`
-(kb.pure.gold). Both are decoded strictly; a refusal is a `Failure` holding one message."""
+(kb.pure.fleet.gold). Both are decoded strictly; a refusal is a `Failure` holding one message."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from kb.pure import gold
+from kb.pure.fleet import gold
 from kb.pure.writing import sources
 from tests.fuzz.hostile import hostile, line_of, one_line, raw_text, twice, words
 

@@ -1,5 +1,5 @@
 """Fuzz: the reading room's HTTP surface, in process through Starlette's TestClient, and the
-HTTP guard's pure rules (kb.pure.httpguard).
+HTTP guard's pure rules (kb.pure.fleet.httpguard).
 
 Query strings are built by hand so they can carry what a browser or a script might send:
 percent escapes of bytes that are not UTF-8 (`%FF`, `%C3`), `%00`, repeated keys, `+`, `;`,
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from kb.io.walk import MAX_NOTE_BYTES
-from kb.pure import httpguard
+from kb.pure.fleet import httpguard
 from kb.shell.ui.room import Reader
 from kb.shell.ui.server import build_app
 from tests.conftest import EXAMPLE_FLEET

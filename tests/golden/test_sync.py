@@ -1,10 +1,10 @@
-"""What `kb sync` prints (kb.pure.syncplan), as golden files: a first sync that did
+"""What `kb sync` prints (kb.pure.fleet.syncplan), as golden files: a first sync that did
 everything, a quiet one, and the one line of a conflict kb does not merge. The real runs
 that produce these lines are tests/sync/test_sync_cli.py."""
 
 from __future__ import annotations
 
-from kb.pure.syncplan import Refused, Report, conflict_line, refused_line, report_text
+from kb.pure.fleet.syncplan import Refused, Report, conflict_line, refused_line, report_text
 from tests.conftest import check_golden
 
 FIRST = Report(

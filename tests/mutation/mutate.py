@@ -61,7 +61,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("tests/unit/test_private_layer.py", "tests/properties/test_names_properties.py"),
     ),
     "merge": (
-        "kb/pure/merge.py",
+        "kb/pure/fleet/merge.py",
         ("tests/unit/test_merge_rules.py", "tests/properties/test_merge_drivers.py"),
     ),
     # not the secrets corpus file: its capture and serving tests run the whole kb for every

@@ -1,4 +1,4 @@
-"""The merge drivers of kb's own files (kb.pure.merge), as properties over generated texts.
+"""The merge drivers of kb's own files (kb.pure.fleet.merge), as properties over generated texts.
 
 What is claimed, and tested here:
 - MAP.md: swapping ours and theirs gives the same set of entries, the same headings, the same
@@ -21,8 +21,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.pure.logs import misslog, routelogs
-from kb.pure.merge import (
+from kb.pure.fleet.merge import (
     LOG_NAMES,
     MISSES,
     OURS_MARK,
@@ -37,6 +36,7 @@ from kb.pure.merge import (
     merge_map,
     merge_misses,
 )
+from kb.pure.logs import misslog, routelogs
 from kb.pure.promotion import aliasgate, rejections
 from tests.properties.strategies import examples
 

@@ -1,4 +1,4 @@
-"""Properties of `kb list --where` / `--sort` (kb.pure.notes.frontmatter, kb.pure.where, and
+"""Properties of `kb list --where` / `--sort` (kb.pure.notes.frontmatter, kb.pure.fleet.where, and
 kb.io.served.listed on a real base): the nested reader gives back what was written; k
 conditions select exactly the intersection of what each selects alone; the sort is stable,
 ordered, and puts missing values last.
@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from kb.io.indexer import index_bases
 from kb.io.memory import Memory
 from kb.io.served import listed
-from kb.pure.listing import Facets, Row
+from kb.pure.fleet.listing import Facets, Row
+from kb.pure.fleet.where import ROW_FIELDS, Condition, holds, holds_all, sort_rows
 from kb.pure.notes.frontmatter import Fields, parse
-from kb.pure.where import ROW_FIELDS, Condition, holds, holds_all, sort_rows
 
 PROPS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

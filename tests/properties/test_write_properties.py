@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from kb.io import atomic, newtree
 from kb.io import notewrite as io_write
 from kb.pure.answering.entries import dead_keys
-from kb.pure.listing import PROVENANCES, STAGES
+from kb.pure.fleet.listing import PROVENANCES, STAGES
 from kb.pure.notes.header import front_matter, header_of
 from kb.pure.notes.names import is_usable_name
 from kb.pure.notes.tokens import STOPWORDS

@@ -1,4 +1,4 @@
-"""kb.pure.doctor: reading a hook's shell line for the kb command in it, and judging facts
+"""kb.pure.fleet.doctor: reading a hook's shell line for the kb command in it, and judging facts
 into lines and an exit status."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import shlex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kb.pure.doctor import (
+from kb.pure.fleet.doctor import (
     FIX,
     OK,
     SKIP,
@@ -151,7 +151,7 @@ def test_a_hook_that_answers_is_ok_and_one_that_is_not_kb_is_skipped() -> None:
 
 
 def test_the_daemon_line_follows_the_fleet_size_and_the_daemons_build() -> None:
-    from kb.pure.doctor import DAEMON_ADVISED_FILES, DaemonFacts
+    from kb.pure.fleet.doctor import DAEMON_ADVISED_FILES, DaemonFacts
 
     def line(fleet: FleetFacts, daemon: DaemonFacts | None) -> list[Check]:
         return [c for c in checks(_facts(fleet=fleet, daemon=daemon)) if c.subject == "daemon"]
@@ -171,7 +171,7 @@ def test_the_daemon_line_follows_the_fleet_size_and_the_daemons_build() -> None:
 
 
 def test_only_boot_and_capture_hooks_are_run_by_the_doctor() -> None:
-    from kb.pure.doctor import probed
+    from kb.pure.fleet.doctor import probed
 
     assert probed(["kb", "boot", "--all"]) and probed(["/x/kb", "capture"])
     assert not probed(["kb", "daemon", "start", "fleet"]) and not probed(["kb", "index"])

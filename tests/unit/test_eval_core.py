@@ -7,12 +7,12 @@ import math
 
 from returns.result import Failure, Success
 
-from kb.pure import evaluation, gold, triad
 from kb.pure.answering.election import choose_agent_fused
 from kb.pure.answering.fusion import Found
 from kb.pure.answering.verdict import Verdict
-from kb.pure.evaluation import ClassifierVerdict, RowFacts
-from kb.pure.gold import GoldRow
+from kb.pure.fleet import evaluation, gold, triad
+from kb.pure.fleet.evaluation import ClassifierVerdict, RowFacts
+from kb.pure.fleet.gold import GoldRow
 
 
 def test_gold_parse_rules() -> None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb.pure.logs.misslog import HEADER, Miss, parse, render
-from kb.pure.merge import (
+from kb.pure.fleet.merge import (
     LOG_NAMES,
     Merged,
     _sections,
@@ -20,6 +19,7 @@ from kb.pure.merge import (
     merge_misses,
     owns,
 )
+from kb.pure.logs.misslog import HEADER, Miss, parse, render
 from kb.pure.promotion import rejections
 
 
@@ -413,7 +413,8 @@ def test_a_count_problem_reads_the_miss_log_by_its_windows_path_as_spaced() -> N
     assert count_problem(f"a\\{LOG_NAMES[0]}", "-4\tx\n") == (1, "the count -4 is negative")
 
 
-# -- rules the mutation run of kb/pure/merge.py found untested (issue 25) ------------------------
+# -- rules the mutation run of kb/pure/fleet/merge.py found untested (issue 25)
+# ------------------------
 
 REJECTED = rejections.Row(1, "2026-11-01", "2026-11-01", "ann", "s", "l", "why")
 REJECTED_AGAIN = rejections.Row(1, "2026-11-02", "2026-11-02", "ann", "s", "l", "again")

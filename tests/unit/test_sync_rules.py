@@ -1,15 +1,15 @@
-"""The pure rules a sync that trusts nothing it pulled is made of (kb.pure.syncplan and
-kb.pure.merge): what is kb's own at its own place, which pushed `.gitattributes` lines are
+"""The pure rules a sync that trusts nothing it pulled is made of (kb.pure.fleet.syncplan and
+kb.pure.fleet.merge): what is kb's own at its own place, which pushed `.gitattributes` lines are
 refused, which counts are refused. The real runs are tests/sync/test_sync_trusts_nothing.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from kb.pure import syncplan
-from kb.pure.merge import MAX_COUNT, count_problem, merge, owns
+from kb.pure.fleet import syncplan
+from kb.pure.fleet.merge import MAX_COUNT, count_problem, merge, owns
+from kb.pure.fleet.syncplan import Place, own_kind, routed_lines
 from kb.pure.notes.manifest import private_layer
-from kb.pure.syncplan import Place, own_kind, routed_lines
 
 PLACES = (
     Place("fleet/ada", private_layer(None, "ada")),

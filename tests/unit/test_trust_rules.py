@@ -1,12 +1,12 @@
-"""kb.pure.trust: which model commands run, what is recorded, and the approvals file."""
+"""kb.pure.fleet.trust: which model commands run, what is recorded, and the approvals file."""
 
 from __future__ import annotations
 
 import pytest
 
-from kb.pure import trust
+from kb.pure.fleet import trust
+from kb.pure.fleet.trust import AWAITS, Command, Facts, Named, judge
 from kb.pure.notes.manifest import parse_manifest
-from kb.pure.trust import AWAITS, Command, Facts, Named, judge
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ Rules of this module (workflow-verbs.md §2):
 - E02/W06/W07 skip exactly the files `kb index` counts as exempt: one predicate,
   `kb.pure.notes.paths.is_exempt`, serves both verbs, so the two can never disagree.
 - Note checks run only under the base's knowledge folder and only when the file has front
-  matter. The legal provenance and stage values are `kb.pure.listing`'s, shared with
+  matter. The legal provenance and stage values are `kb.pure.fleet.listing`'s, shared with
   `kb write`.
 - Citations: only keys cross the privacy line. Private files add to the cited set (so a
   record cited only from `records/` is not reported as uncited) but no private path is
@@ -44,7 +44,7 @@ from typing import Literal
 from attrs import frozen
 
 from kb.pure.answering.entries import dead_keys, parse_note
-from kb.pure.listing import PROVENANCES, STAGES
+from kb.pure.fleet.listing import PROVENANCES, STAGES
 from kb.pure.notes.header import front_matter, header_of, lines_of
 from kb.pure.notes.links import CITE_OPEN, citations, wikilinks
 from kb.pure.notes.lookalike import how_alike

@@ -15,7 +15,7 @@ Rules of this module:
   fleet.txt says `style = no-dashes` refuses the note; any other fleet gets it written and
   the dash's lines back as a warning (`Note.dashes`), which `kb check` reports as W03.
 - The legal provenance and stage values are the ones `kb check` holds front matter to
-  (E04): `kb.pure.listing.PROVENANCES` and `STAGES`, compared exactly.
+  (E04): `kb.pure.fleet.listing.PROVENANCES` and `STAGES`, compared exactly.
 - The folder is one of the memory folders `kb init` creates, or a folder below one
   (`knowledge/systems`), which the map lists under its own `### knowledge/systems/`
   section. Each part below the top folder is a plain name: not empty, not `.` or `..`, not
@@ -57,7 +57,7 @@ from attrs import frozen
 from returns.result import Failure, Result, Success
 
 from kb.pure.answering.entries import dead_keys
-from kb.pure.listing import PROVENANCES, STAGES
+from kb.pure.fleet.listing import PROVENANCES, STAGES
 from kb.pure.notes.names import is_plain_component, is_usable_name, printable
 from kb.pure.notes.plural import counted
 from kb.pure.notes.tokens import normalise

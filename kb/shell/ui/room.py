@@ -27,7 +27,7 @@ from kb.io.reading_room import (
 from kb.io.walk import fleet_manifest
 from kb.pure import uiapi
 from kb.pure.answering.election import ascii_lower
-from kb.pure.fleetcard import card
+from kb.pure.fleet.fleetcard import card
 from kb.pure.mdhtml import Links, render
 from kb.pure.uiapi import Book, Json, ShelfFacts
 from kb.pure.writing.checks import check_base, folded_stems, stems_of, with_cross_base_hint

@@ -52,8 +52,8 @@ from collections.abc import Iterable, Sequence
 
 from attrs import frozen
 
+from kb.pure.fleet.merge import LOG_NAMES
 from kb.pure.logs import misslog
-from kb.pure.merge import LOG_NAMES
 from kb.pure.notes.manifest import PrivateLayer
 from kb.pure.notes.names import printable
 
@@ -280,7 +280,7 @@ class Refused:
 
     kb_folders: tuple[str, ...] = ()
     attributes: tuple[tuple[str, str], ...] = ()  # (the .gitattributes path, its line)
-    counts: tuple[str, ...] = ()  # kb.pure.merge.count_problem lines
+    counts: tuple[str, ...] = ()  # kb.pure.fleet.merge.count_problem lines
 
     def __bool__(self) -> bool:
         return bool(self.kb_folders or self.attributes or self.counts)
@@ -371,7 +371,7 @@ class Report:
     stash_kept: bool = False  # the autostash did not apply cleanly and is kept in git stash
     # What this run undid of a sync that was killed (kb.io.syncrecover), first line first.
     recovered: tuple[str, ...] = ()
-    # The model commands fleet.txt names that await approval (kb.pure.trust), as roles,
+    # The model commands fleet.txt names that await approval (kb.pure.fleet.trust), as roles,
     # and the fleet root `kb trust` is to be run on.
     awaiting: tuple[str, ...] = ()
     fleet: str = ""

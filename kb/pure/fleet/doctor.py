@@ -16,7 +16,7 @@ The rules, in the order the lines are printed:
 - **models**: every model command `fleet.txt` names must split into words, and its program
   be a file under the fleet root, an absolute path, or a name on PATH, and be executable.
   Models are never run: a call costs time and money, and doctor runs in seconds. A command
-  that came with a pull and awaits approval (kb.pure.trust) is a FIX naming `kb trust`:
+  that came with a pull and awaits approval (kb.pure.fleet.trust) is a FIX naming `kb trust`:
   no verb runs it until then.
 - **extras**: `mcp` and `ui` are ok when installed and a skip when not; a missing `mcp` is
   a FIX when `.mcp.json` starts kb.
@@ -98,7 +98,7 @@ class ModelFacts:
     role: str
     command: str
     resolved: Resolved | None  # None: the line is empty or cannot be split
-    awaits: str = ""  # why it is not run until approved (kb.pure.trust); "" when it runs
+    awaits: str = ""  # why it is not run until approved (kb.pure.fleet.trust); "" when it runs
 
 
 @frozen

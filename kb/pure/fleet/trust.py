@@ -2,7 +2,7 @@
 F21). The facts (git's state, the files' bytes, the approvals on disk) are kb.io.trust's.
 
 A fleet names a command for each model role (classifier, answerer, promoter, reviewer and
-the reading room's chat: kb.pure.doctor.MODEL_ROLES). `kb boot` runs the classifier on
+the reading room's chat: kb.pure.fleet.doctor.MODEL_ROLES). `kb boot` runs the classifier on
 every message, with the user's rights. A command that arrived in a pull is a program
 someone else chose, so:
 
@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 
 from attrs import frozen
 
-from kb.pure.doctor import MODEL_ROLES
+from kb.pure.fleet.doctor import MODEL_ROLES
 from kb.pure.notes.manifest import Manifest
 from kb.pure.notes.names import printable
 

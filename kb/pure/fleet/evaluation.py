@@ -37,10 +37,10 @@ from attrs import frozen
 from kb.pure.answering.election import AgentChoice, ascii_lower
 from kb.pure.answering.fusion import Found
 from kb.pure.answering.verdict import NOTHING_MARGIN, Confidence, Verdict
-from kb.pure.gold import GoldRow, answer_key, split_answer
+from kb.pure.fleet.gold import GoldRow, answer_key, split_answer
+from kb.pure.fleet.triad import TriadScore, averages
 from kb.pure.jsonout import round6
 from kb.pure.notes.plural import counted
-from kb.pure.triad import TriadScore, averages
 
 VERDICT_WORDS: dict[str, str] = {"hit": "hit", "guess": "guess", "nothing": "none"}
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from attrs import frozen
 
-from kb.pure.listing import Row
+from kb.pure.fleet.listing import Row
 from kb.pure.notes.frontmatter import Fields, Value, lookup
 
 if TYPE_CHECKING:  # returns costs ~16 ms to import; only a refusal needs it at run time
