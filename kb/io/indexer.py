@@ -28,7 +28,7 @@ from kb.io.store import (
     read_header,
 )
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
-from kb.pure.render import BaseIndexLine, index_json, index_json_summary, index_text
+from kb.pure.render.terminal import BaseIndexLine, index_json, index_json_summary, index_text
 
 
 class IndexFailure(Exception):

@@ -1,6 +1,6 @@
 """The reading room's disk half: what the page shows, read from the fleet the Memory opened.
 
-No decisions here (kb.pure.uiapi shapes everything); only reading:
+No decisions here (kb.pure.render.uiapi shapes everything); only reading:
 - per base, every discovered file's text through kb.io.checker.read_base, the same reading
   `kb check` does, so the page's findings are the verb's findings;
 - the served table: for each base, a dict from each relative path discovery produced to
@@ -26,8 +26,8 @@ from kb.io.checker import read_base
 from kb.io.memory import OpenBase
 from kb.io.safe_read import Read, read_note
 from kb.io.walk import BaseSnapshot, fleet_manifest, read_text
+from kb.pure.render.uiapi import BlocksFacts
 from kb.pure.sessions.session import SESSIONS_DIR, safe_session
-from kb.pure.uiapi import BlocksFacts
 from kb.pure.writing.checks import BaseFacts
 
 CHAT_ENV = "KB_UI_CHAT"

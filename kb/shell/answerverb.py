@@ -27,9 +27,9 @@ from kb.io.memory import Answer, Memory, OpenError
 from kb.io.model import MAX_REPLY_BYTES, model_timeout, run_model
 from kb.io.safe_read import note_text
 from kb.io.walk import fleet_manifest
-from kb.pure.jsonout import dumps
 from kb.pure.notes.header import field_exact
 from kb.pure.notes.paths import layer_of
+from kb.pure.render.jsonout import dumps
 from kb.pure.roles import answer as core
 from kb.pure.sessions.blocks import strip_keyword_lines
 from kb.shell.inputs import AnswerInput

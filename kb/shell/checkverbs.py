@@ -26,7 +26,7 @@ def check(inp: CheckInput) -> Outcome:
     result = fleet_check(judged)
     stdout = result.stdout
     if inp.json:
-        from kb.pure.jsonout import dumps
+        from kb.pure.render.jsonout import dumps
 
         payload = {"bases": list(result.bases), "errors": result.errors}
         stdout = dumps({**payload, "warnings": result.warnings}) + "\n"

@@ -162,7 +162,7 @@ def _ask_status(sock: Path) -> dict[str, Any] | None:
 
 
 def _status(root: str, where: Path | None, as_json: bool) -> Outcome:
-    from kb.pure.jsonout import dumps
+    from kb.pure.render.jsonout import dumps
 
     info = _ask_status(_files(root, where)[0]) if where is not None else None
     if info is None:
@@ -218,7 +218,7 @@ def _duration(seconds: float) -> str:
 
 
 def _stop(root: str, where: Path | None, as_json: bool) -> Outcome:
-    from kb.pure.jsonout import dumps
+    from kb.pure.render.jsonout import dumps
 
     if where is None:
         return _stopped(root, None, as_json)
@@ -232,7 +232,7 @@ def _stop(root: str, where: Path | None, as_json: bool) -> Outcome:
 
 
 def _stopped(root: str, pid: int | None, as_json: bool) -> Outcome:
-    from kb.pure.jsonout import dumps
+    from kb.pure.render.jsonout import dumps
 
     if as_json:
         return Outcome(stdout=dumps({"root": root, "stopped": pid}) + "\n")
@@ -273,7 +273,7 @@ def _wait(done: Any, seconds: float) -> bool:
 
 
 def _start(root: str, where: Path, as_json: bool) -> Outcome:
-    from kb.pure.jsonout import dumps
+    from kb.pure.render.jsonout import dumps
 
     sock, lock, log = _files(root, where)
     info = _ask_status(sock)

@@ -21,10 +21,10 @@ from kb.io.memory import DEFAULT_TOP, Answer, Memory, OpenError
 from kb.io.walk import fleet_manifest
 from kb.pure.answering.election import ascii_lower, choose_agent_fused
 from kb.pure.fleet import evaluation, gold, triad
-from kb.pure.jsonout import dumps
 from kb.pure.logs import nearmiss
 from kb.pure.notes.plural import counted
 from kb.pure.promotion import aliasgate
+from kb.pure.render.jsonout import dumps
 from kb.shell.inputs import EvalInput, MissesInput
 from kb.shell.outcome import Outcome
 from kb.shell.readverbs import open_warnings

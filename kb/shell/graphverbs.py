@@ -2,7 +2,7 @@
 
 Both open the Memory (so the scope, the private layer and the keys are the ones every
 other verb sees), read the graph once through kb.io.graphread, and hand it to kb.pure.writing.graph
-and kb.pure.graphrender. Nothing is written except the header cache the Memory keeps.
+and kb.pure.render.graphrender. Nothing is written except the header cache the Memory keeps.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from returns.result import Failure, Success
 
 from kb.io.graphread import read_graph
 from kb.io.memory import Memory, OpenError
-from kb.pure.graphrender import RENDERERS, links_json, links_text
+from kb.pure.render.graphrender import RENDERERS, links_json, links_text
 from kb.pure.writing.graph import (
     Direction,
     Graph,

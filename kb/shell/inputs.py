@@ -37,8 +37,8 @@ def _one_of(legal: tuple[str, ...]) -> Callable[[Any, Any, str], None]:
     return check
 
 
-# Literal copies of kb.pure.writing.graph.DIRECTIONS and kb.pure.graphrender.FORMATS, so that every
-# verb's parse does not import the graph modules; a unit test holds them equal.
+# Literal copies of kb.pure.writing.graph.DIRECTIONS and kb.pure.render.graphrender.FORMATS, so that
+# every verb's parse does not import the graph modules; a unit test holds them equal.
 LINK_DIRECTIONS = ("out", "in", "both")
 GRAPH_FORMATS = ("mermaid", "dot", "json")
 

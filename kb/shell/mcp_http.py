@@ -35,7 +35,7 @@ from typing import IO, Any
 from kb.io.live import LiveMemory
 from kb.io.memory import Memory, OpenError
 from kb.pure.fleet.httpguard import LOCAL_HOSTS, origin_allowed, refusal
-from kb.pure.mcptext import INSTRUCTIONS
+from kb.pure.render.mcptext import INSTRUCTIONS
 from kb.shell.mcp_server import CAPABILITIES, banner, tools_list, warner
 from kb.shell.mcp_server import Server as Dispatcher
 from kb.version import __version__

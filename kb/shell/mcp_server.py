@@ -21,8 +21,8 @@ from typing import IO, Any
 
 from kb.io.live import LiveMemory
 from kb.io.memory import Memory, OpenError
-from kb.pure.mcptext import INSTRUCTIONS
 from kb.pure.notes.plural import counted
+from kb.pure.render.mcptext import INSTRUCTIONS
 from kb.shell.mcp_tools import BY_TOOL, TOOLS, ToolError
 from kb.version import __version__
 

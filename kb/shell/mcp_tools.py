@@ -5,7 +5,7 @@ argument is a field of that verb's input (or is named MCP-only there), and that 
 surfaces give the same answer on the same input. Handlers take the server's one open
 Memory and the call's arguments, and return a `Reply`: the text a person or a model reads,
 and the same facts as JSON (`structuredContent`, described by the tool's `outputSchema`,
-kb.pure.mcpshape).
+kb.pure.render.mcpshape).
 
 Arguments are read against the schema the tool declares: a value the schema forbids is
 refused with one line naming the argument as its JSON field and the legal values.
@@ -21,10 +21,10 @@ from attrs import frozen
 
 from kb.io.memory import Answer, Memory, RecallLoss
 from kb.io.served import listed
-from kb.pure import mcpshape, mcptext
 from kb.pure.fleet.listing import PROVENANCES, STAGES, Facets, checked
 from kb.pure.fleet.where import ROW_FIELDS, conditions, sort_field, split_joined
 from kb.pure.notes.paths import KINDS
+from kb.pure.render import mcpshape, mcptext
 from kb.pure.roles.remember import to_json
 from kb.shell.readverbs import route_value
 

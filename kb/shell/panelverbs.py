@@ -2,7 +2,7 @@
 record what each reviewer returned, account for each objection, and read the ledger back.
 
 Typed input in, Outcome out. The ledger's rules are kb.pure.roles.panel's, its texts
-kb.pure.panelrender's; the locked rewrite of `kb-rounds.txt` and the constitution files are
+kb.pure.render.panelrender's; the locked rewrite of `kb-rounds.txt` and the constitution files are
 kb.io.panel's. `kb panel` never calls a model and never picks the panel: it assembles each
 named reviewer's constitution (the `kb blocks --emit` text, priced with the same figure
 `kb blocks` and `kb boot` print), prices the round before it is spent, and keeps the books.
@@ -25,9 +25,9 @@ from kb.io import clock
 from kb.io import panel as store
 from kb.io.blockfiles import BlocksUnreadable, load_blocks
 from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
-from kb.pure import panelrender as render
 from kb.pure.answering.election import ascii_lower
 from kb.pure.notes.names import printable
+from kb.pure.render import panelrender as render
 from kb.pure.roles import panel as pn
 from kb.pure.sessions import blocks as blockspure
 from kb.pure.writing.notewrite import join

@@ -32,7 +32,7 @@ def open_warnings(memory: Memory) -> str:
 
 
 def route(inp: RouteInput) -> Outcome:
-    from kb.pure.render import RouteView, route_text
+    from kb.pure.render.terminal import RouteView, route_text
 
     if not inp.context and (inp.context_chars is not None or inp.context_total is not None):
         flag = "--context-chars" if inp.context_chars is not None else "--context-total"
@@ -43,7 +43,7 @@ def route(inp: RouteInput) -> Outcome:
     try:
         memory = Memory.open(_paths(inp.paths), all=inp.all)
     except OpenError as e:
-        from kb.pure.jsonout import dumps
+        from kb.pure.render.jsonout import dumps
 
         out = dumps({"error": str(e), "question": inp.question}) + "\n" if inp.json else ""
         return Outcome(stdout=out, stderr=f"kb: {e}\n", code=1)
@@ -101,14 +101,14 @@ def _route_context(memory: Memory, inp: RouteInput, answer: Answer, stderr: str)
     if refused:
         stderr += "kb: nothing here answers this question (verdict: nothing); no context given\n"
     if inp.json:
-        from kb.pure.jsonout import dumps
+        from kb.pure.render.jsonout import dumps
 
         return Outcome(stdout=dumps(render_json(excerpts)) + "\n", stderr=stderr)
     return Outcome(stdout=render_text(excerpts), stderr=stderr)
 
 
 def _route_json(memory: Memory, answer: Answer, loss: RecallLoss | None) -> str:
-    from kb.pure.jsonout import dumps
+    from kb.pure.render.jsonout import dumps
 
     return dumps(route_value(memory, answer, loss)) + "\n"
 
@@ -116,7 +116,7 @@ def _route_json(memory: Memory, answer: Answer, loss: RecallLoss | None) -> str:
 def route_value(memory: Memory, answer: Answer, loss: RecallLoss | None) -> Any:
     """The `kb route --json` payload as plain data (the MCP tools serve it too)."""
     # cattrs is only worth importing when JSON is asked for: it is off the terminal path.
-    from kb.pure.wire import WireMiss, route_payload, unstructure
+    from kb.pure.render.wire import WireMiss, route_payload, unstructure
 
     miss = (
         WireMiss(
@@ -167,7 +167,7 @@ def list_files(inp: ListInput) -> Outcome:
 
     from kb.pure.fleet.listing import Facets, checked, row_json, row_line
     from kb.pure.fleet.where import conditions, sort_field
-    from kb.pure.jsonout import dumps
+    from kb.pure.render.jsonout import dumps
 
     facets = checked(Facets(inp.base, inp.folder, inp.kind, inp.stage, inp.provenance))
     where = conditions(inp.where)
@@ -205,7 +205,7 @@ def fleet(inp: FleetInput) -> Outcome:
         warnings = open_warnings(memory)
         if inp.json:
             from kb.pure.fleet.fleetcard import describe_json
-            from kb.pure.jsonout import dumps
+            from kb.pure.render.jsonout import dumps
 
             card = dumps(describe_json(*memory.fleet_card())) + "\n"
             return Outcome(stdout=card, stderr=warnings)

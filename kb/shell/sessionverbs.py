@@ -16,8 +16,8 @@ from returns.result import Failure, Result, Success
 
 from kb.io import clock
 from kb.io import sessions as io
-from kb.pure.jsonout import dumps
 from kb.pure.notes.names import is_plain_component, printable
+from kb.pure.render.jsonout import dumps
 from kb.pure.sessions import capture as cap
 from kb.pure.sessions import handoff as ho
 from kb.pure.sessions.scrub import scrub

@@ -8,8 +8,8 @@ an export is never an export of a stale cache.
 from __future__ import annotations
 
 from kb.io.sources import Added, add_source, gather, joined
-from kb.pure.jsonout import dumps
 from kb.pure.notes.plural import counted
+from kb.pure.render.jsonout import dumps
 from kb.pure.writing.sources import Draft, Record, bibliography_line, clean_value, csl_item
 from kb.shell.inputs import SourceInput, SourcesInput
 from kb.shell.outcome import Outcome

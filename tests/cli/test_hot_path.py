@@ -60,7 +60,7 @@ ROUTE_UNUSED = (
     "kb.shell.inputs",
     "kb.shell.bootinputs",
     "kb.shell.listinputs",
-    "kb.pure.jsonout",
+    "kb.pure.render.jsonout",
     "kb.pure.fleet.listing",
     "kb.pure.fleet.fleetcard",
     "kb.pure.sessions.scrub",
@@ -96,7 +96,7 @@ def test_boot_builds_only_what_a_routed_message_needs(example_fleet: Path) -> No
         # its classes; the session's file name is kb.pure.sessions.sessionname
         "kb.pure.sessions.session",
         "kb.pure.sessions.continuity",  # no handoff was saved, so none is parsed
-        "kb.pure.jsonout",
+        "kb.pure.render.jsonout",
         "kb.pure.fleet.listing",
         "kb.pure.fleet.fleetcard",
     )

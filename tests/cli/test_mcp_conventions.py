@@ -344,7 +344,7 @@ def test_tools_project_their_verbs() -> None:
 
 def test_the_evidence_line_says_when_there_is_no_runner_up() -> None:
     from kb.pure.answering.verdict import Confidence
-    from kb.pure.mcptext import evidence_line
+    from kb.pure.render.mcptext import evidence_line
 
     c = Confidence("guess", 1, 12.0, 1.0, 17.5, 0.3)
     assert "it leads the runner-up by 1.00x" in evidence_line(c, True)

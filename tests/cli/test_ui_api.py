@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
+from kb.pure.render.uiapi import EMPTY_MESSAGE, NOT_SERVED
 from kb.pure.roles.chat import BAD_SESSION, NOT_CONFIGURED
-from kb.pure.uiapi import EMPTY_MESSAGE, NOT_SERVED
 from kb.shell.ui.room import Reader
 from kb.shell.ui.server import LOOPBACK, bind_loopback, build_app, loopback_only, start_line
 from tests.conftest import check_golden

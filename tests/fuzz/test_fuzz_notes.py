@@ -1,9 +1,9 @@
 """Fuzz: a note's text, read by every parser that reads notes.
 
 Header and front matter (kb.pure.notes.header, kb.pure.notes.frontmatter), chunking, tokens,
-wikilinks and citations (kb.pure.notes.links) and the reading room's renderer (kb.pure.mdhtml). Note
-text reaches these parsers after a strict UTF-8 decode, so it holds no lone surrogate; it holds
-everything else a file can.
+wikilinks and citations (kb.pure.notes.links) and the reading room's renderer
+(kb.pure.render.mdhtml). Note text reaches these parsers after a strict UTF-8 decode, so it holds no
+lone surrogate; it holds everything else a file can.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import re
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from kb.pure import mdhtml
 from kb.pure.notes import chunking, frontmatter, header, links, tokens
+from kb.pure.render import mdhtml
 from kb.pure.writing.checks import stems_of
 from tests.fuzz.hostile import hostile, line_of, twice, word_lists, words
 

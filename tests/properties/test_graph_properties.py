@@ -18,7 +18,7 @@ from typing import cast
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.pure.graphrender import FORMATS, links_json, links_text
+from kb.pure.render.graphrender import FORMATS, links_json, links_text
 from kb.pure.writing.graph import DIRECTIONS, Direction, Edge, Graph, Note, build, walk
 from kb.shell.inputs import GRAPH_FORMATS, LINK_DIRECTIONS
 from kb.shell.main import run

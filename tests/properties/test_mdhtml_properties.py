@@ -9,7 +9,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.pure.mdhtml import TAGS, Links, escape, render, unescape
+from kb.pure.render.mdhtml import TAGS, Links, escape, render, unescape
 from kb.pure.writing.checks import stems_of
 
 RELS = ("MAP.md", "knowledge/backups.md", "knowledge/a b.md", "notes/x.md", "records/p.md")

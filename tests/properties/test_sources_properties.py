@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from kb.pure.jsonout import dumps
+from kb.pure.render.jsonout import dumps
 from kb.pure.writing.sources import (
     ALPHABET,
     KEY_LENGTH,

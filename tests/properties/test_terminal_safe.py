@@ -12,8 +12,8 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.pure.jsonout import dumps
 from kb.pure.notes.names import BIDI_CONTROLS, printable
+from kb.pure.render.jsonout import dumps
 from kb.shell.main import terminal_safe
 from kb.shell.outcome import Outcome
 

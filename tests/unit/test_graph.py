@@ -1,5 +1,5 @@
-"""kb.pure.writing.graph, kb.pure.graphrender and kb.pure.fleet.httpguard on hand-made values: the
-corners the fixture fleet does not reach."""
+"""kb.pure.writing.graph, kb.pure.render.graphrender and kb.pure.fleet.httpguard on hand-made
+values: the corners the fixture fleet does not reach."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from returns.result import Failure, Success
 
 from kb.pure.fleet.httpguard import origin_allowed, refusal, token_matches
-from kb.pure.graphrender import dot, mermaid
+from kb.pure.render.graphrender import dot, mermaid
 from kb.pure.writing.graph import (
     Edge,
     Graph,

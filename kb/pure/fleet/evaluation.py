@@ -39,8 +39,8 @@ from kb.pure.answering.fusion import Found
 from kb.pure.answering.verdict import NOTHING_MARGIN, Confidence, Verdict
 from kb.pure.fleet.gold import GoldRow, answer_key, split_answer
 from kb.pure.fleet.triad import TriadScore, averages
-from kb.pure.jsonout import round6
 from kb.pure.notes.plural import counted
+from kb.pure.render.jsonout import round6
 
 VERDICT_WORDS: dict[str, str] = {"hit": "hit", "guess": "guess", "nothing": "none"}
 

@@ -27,10 +27,10 @@ from attrs import frozen
 
 from kb.pure.answering.entries import Entry
 from kb.pure.answering.fusion import Found
-from kb.pure.jsonout import round6, sorted_keys
 from kb.pure.logs.misslog import Miss
 from kb.pure.notes.names import printable
 from kb.pure.notes.plural import counted
+from kb.pure.render.jsonout import round6, sorted_keys
 
 KEYS_SHOWN = 8
 

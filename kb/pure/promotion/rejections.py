@@ -29,9 +29,9 @@ from typing import Any
 
 from attrs import evolve, frozen
 
-from kb.pure.jsonout import dumps
 from kb.pure.logs.logbounds import bounded, cut, utf8_len
 from kb.pure.notes.names import printable
+from kb.pure.render.jsonout import dumps
 from kb.pure.sessions.session import flatten
 
 LOG_NAME = "kb-rejections.txt"

@@ -38,7 +38,7 @@ from kb.pure.answering.fusion import Found, Passage
 from kb.pure.answering.verdict import Confidence, Verdict
 from kb.pure.notes.names import printable
 from kb.pure.notes.plural import counted
-from kb.pure.render import empty_base_text, shortfall_block
+from kb.pure.render.terminal import empty_base_text, shortfall_block
 
 Label = Literal["fast", "expanded", "complete"]
 

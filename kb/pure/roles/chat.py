@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from kb.pure.jsonout import dumps
+from kb.pure.render.jsonout import dumps
 
 Kind = Literal["session", "routed", "assistant", "tool", "error", "done"]
 

@@ -29,7 +29,6 @@ from typing import Any
 
 from attrs import evolve, frozen
 
-from kb.pure.jsonout import dumps
 from kb.pure.notes.names import printable
 from kb.pure.notes.paths import kind_of
 from kb.pure.notes.plural import counted
@@ -38,6 +37,7 @@ from kb.pure.promotion.promoteprompts import FORMAT
 from kb.pure.promotion.promotereport import DRY_RUN, decided_lines
 from kb.pure.promotion.promoterun import Decided
 from kb.pure.promotion.rejections import ascii_lower
+from kb.pure.render.jsonout import dumps
 from kb.pure.sessions.handoff import Record
 
 DEFAULT_SESSIONS = 5

@@ -18,9 +18,9 @@ from typing import Literal
 from attrs import frozen
 
 from kb.pure.answering.fusion import TextHit
-from kb.pure.jsonout import round6
 from kb.pure.notes.plural import counted
 from kb.pure.notes.tokens import normalise
+from kb.pure.render.jsonout import round6
 
 Proposal = Literal["ADD", "UPDATE", "NOOP"]
 NOOP_AT = 0.90

@@ -31,7 +31,7 @@ from attrs import frozen
 
 from kb.pure.answering.election import ascii_lower
 from kb.pure.notes.plural import counted
-from kb.pure.render import verdict_line
+from kb.pure.render.terminal import verdict_line
 from kb.pure.roles.classify import Judgement, Reviewer, RosterAgent
 
 NO_CLASSIFIER = "chosen by keyword score, with no classifier configured"

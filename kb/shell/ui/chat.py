@@ -13,6 +13,7 @@ from pathlib import Path
 
 from kb.io.chatrun import Ended, stream
 from kb.io.model import model_timeout, split_command
+from kb.pure.render.uiapi import EMPTY_MESSAGE
 from kb.pure.roles.chat import (
     BAD_SESSION,
     NOT_CONFIGURED,
@@ -24,7 +25,6 @@ from kb.pure.roles.chat import (
     sse,
     valid_session,
 )
-from kb.pure.uiapi import EMPTY_MESSAGE
 from kb.shell.ui.room import Reader
 
 

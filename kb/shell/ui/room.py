@@ -25,11 +25,11 @@ from kb.io.reading_room import (
     session_agent,
 )
 from kb.io.walk import fleet_manifest
-from kb.pure import uiapi
 from kb.pure.answering.election import ascii_lower
 from kb.pure.fleet.fleetcard import card
-from kb.pure.mdhtml import Links, render
-from kb.pure.uiapi import Book, Json, ShelfFacts
+from kb.pure.render import uiapi
+from kb.pure.render.mdhtml import Links, render
+from kb.pure.render.uiapi import Book, Json, ShelfFacts
 from kb.pure.writing.checks import check_base, folded_stems, stems_of, with_cross_base_hint
 
 T = TypeVar("T")

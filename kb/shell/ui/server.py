@@ -14,7 +14,7 @@ Rules of this module:
 - Routes are the spec's (§18) plus the page's two static files; every other path, and a
   known path with the wrong method, is 404 `no such page`. A file the fleet does not
   serve is 404 `not a file this fleet serves`.
-- Every JSON body is written by kb.pure.jsonout from a payload kb.pure.uiapi shaped.
+- Every JSON body is written by kb.pure.render.jsonout from a payload kb.pure.render.uiapi shaped.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from kb.io.memory import OpenError
-from kb.pure.jsonout import dumps
 from kb.pure.notes.plural import counted
-from kb.pure.uiapi import NO_SUCH_PAGE, NOT_SERVED, Json, error_payload
+from kb.pure.render.jsonout import dumps
+from kb.pure.render.uiapi import NO_SUCH_PAGE, NOT_SERVED, Json, error_payload
 from kb.shell.ui.chat import chat_events
 from kb.shell.ui.room import Reader
 

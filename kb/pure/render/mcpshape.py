@@ -24,8 +24,8 @@ from typing import Any
 
 from kb.pure.fleet.fleetcard import Card, Member
 from kb.pure.fleet.listing import PROVENANCES, STAGES, Row, row_json
-from kb.pure.jsonout import sorted_keys
 from kb.pure.notes.paths import KINDS
+from kb.pure.render.jsonout import sorted_keys
 
 Schema = dict[str, Any]
 

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 
 from attrs import frozen
 
-from kb.pure.jsonout import dumps, round6
 from kb.pure.notes.names import printable
 from kb.pure.notes.plural import counted
+from kb.pure.render.jsonout import dumps, round6
 from kb.pure.roles.panel import (
     NOT_GROUNDED,
     Booted,

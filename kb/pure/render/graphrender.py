@@ -7,7 +7,7 @@ Rules of this module:
   and keys `k0, k1, ...` in view order, and the text a person reads is a quoted label.
   Mermaid labels write `"`, `#`, `<`, `>`, `&` and the backtick as `#<code>;` entities; DOT
   labels escape `\\` and `"`. Control characters become spaces in both.
-- JSON is kb's compact writer (kb.pure.jsonout); ids are `note:<base>/<path>` and
+- JSON is kb's compact writer (kb.pure.render.jsonout); ids are `note:<base>/<path>` and
   `key:<key>`, so a note and a key can never share one.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kb.pure.jsonout import dumps
+from kb.pure.render.jsonout import dumps
 from kb.pure.writing.graph import Direction, Note, Step, View
 
 FORMATS = ("mermaid", "dot", "json")

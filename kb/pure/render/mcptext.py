@@ -15,7 +15,7 @@ from kb.pure.answering.keyword import KeywordHit
 from kb.pure.answering.verdict import Confidence
 from kb.pure.fleet.listing import Row, row_line
 from kb.pure.notes.plural import counted
-from kb.pure.render import CHANGED_LABEL, verdict_line
+from kb.pure.render.terminal import CHANGED_LABEL, verdict_line
 from kb.pure.roles.remember import NOTICE, Remembered, evidence_lines
 
 SHORT_LABEL = "  [short memory: recent, not distilled, not yet in the library]"

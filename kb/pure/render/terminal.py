@@ -224,7 +224,7 @@ def index_json_summary(
 ) -> str:
     """`kb index --json`: what the text summary says, as one line of JSON, every path listed
     (the text shows eight)."""
-    from kb.pure.jsonout import dumps
+    from kb.pure.render.jsonout import dumps
 
     payload = {
         "bases": [
@@ -254,7 +254,7 @@ def index_json_summary(
 def index_json(entries: Sequence[tuple[str, str, str, str, tuple[str, ...], str]]) -> str:
     """The hand-laid `kb index --entries` list (the original's `--json`): one entry per
     line, keys in a fixed order."""
-    from kb.pure.jsonout import escape
+    from kb.pure.render.jsonout import escape
 
     rows = [
         "  {"

@@ -17,7 +17,7 @@ from attrs import frozen
 from kb.pure.answering.election import AgentChoice
 from kb.pure.answering.fusion import Found
 from kb.pure.answering.verdict import Confidence
-from kb.pure.jsonout import round6
+from kb.pure.render.jsonout import round6
 
 PATHS_SHOWN = 8
 

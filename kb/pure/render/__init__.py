@@ -1,0 +1,4 @@
+"""The surfaces' renderers: terminal text, the JSON wire, MCP shapes and text, HTML.
+
+Values in, text out: a renderer decides nothing it does not print.
+"""
