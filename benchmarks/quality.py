@@ -35,8 +35,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from kb.io.indexer import index_bases
 from kb.io.memory import Answer, Memory
+from kb.io.notes.indexer import index_bases
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_FIXTURES = HERE.parent.parent / "shared" / "fixtures"

@@ -22,8 +22,8 @@ from pathlib import Path
 from attrs import evolve
 
 import kb.io.memory as memory_module
-from kb.io.indexer import index_bases
 from kb.io.memory import Memory
+from kb.io.notes.indexer import index_bases
 from kb.pure.answering import verdict
 from kb.pure.answering.keyword import KeywordHit
 from kb.pure.answering.verdict import Evidence

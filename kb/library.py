@@ -1,7 +1,7 @@
 """The library's writing calls: index a fleet and write a note, by the same rules as
 `kb index` and `kb write`, with plain exceptions for callers who do not use `returns`.
 
-Both run the code the CLI verbs run (kb.io.indexer, kb.shell.initwrite); nothing here
+Both run the code the CLI verbs run (kb.io.notes.indexer, kb.shell.initwrite); nothing here
 decides anything of its own.
 """
 
@@ -61,7 +61,7 @@ def paths_of(paths: PathArg | Sequence[PathArg]) -> list[str]:
 
 def index(paths: PathArg | Sequence[PathArg] = ".", all: bool = False) -> Indexed:
     """Bring each base's index in line with its files, as `kb index` does."""
-    from kb.io.indexer import IndexFailure, index_report
+    from kb.io.notes.indexer import IndexFailure, index_report
 
     warnings: list[str] = []
     try:

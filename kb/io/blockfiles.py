@@ -4,7 +4,7 @@ kb.pure.sessions.blocks'.
 A listed file that is absent, unreadable or not UTF-8 comes back with no text, and the
 report names it as missing: a constitution is never silently shorter than its declaration.
 A caller serving the public scope passes the base's walk: each listed file is then read
-through kb.io.safe_read, and one inside the private layer where it really is, a link the
+through kb.io.notes.safe_read, and one inside the private layer where it really is, a link the
 walk never judged, or a file outside the base altogether (`../person/core.md`, a base
 private as a whole) is withheld: left out of the blocks and never named.
 """
@@ -15,7 +15,7 @@ import errno
 import os
 from pathlib import Path
 
-from kb.io.safe_read import (
+from kb.io.notes.safe_read import (
     GONE,
     OUT_OF_SCOPE,
     Read,
@@ -24,7 +24,7 @@ from kb.io.safe_read import (
     read_named,
     read_note,
 )
-from kb.io.walk import BaseSnapshot
+from kb.io.notes.walk import BaseSnapshot
 from kb.pure.notes.reading import NOT_A_FILE
 from kb.pure.sessions.blocks import Block, BlockFile, measure, parse_blocks
 
@@ -41,7 +41,7 @@ def _text(path: Path) -> str | None:
 
 
 def listed_file(snap: BaseSnapshot, listed: str) -> BlockFile | None:
-    """A listed file read in the public scope of `snap` (kb.io.safe_read): None when it is
+    """A listed file read in the public scope of `snap` (kb.io.notes.safe_read): None when it is
     withheld (private where it really is, a link, outside the base), a file with no text
     when it is missing or not UTF-8."""
     got = read_note(snap, listed_rel(listed))

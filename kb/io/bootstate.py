@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kb.io.atomic import before_write, write_atomic
-from kb.io.safe_read import Read, read_named
+from kb.io.notes.safe_read import Read, read_named
 from kb.pure.sessions.sessionname import safe_session
 
 if TYPE_CHECKING:  # the record's module is imported only when there is a record to parse
@@ -36,7 +36,7 @@ def sessions_dir(root: str) -> Path:
 
 
 def _read(path: Path) -> str | None:
-    """A session file of kb's own, read through kb.io.safe_read (a link in its place is not
+    """A session file of kb's own, read through kb.io.notes.safe_read (a link in its place is not
     followed), or None."""
     got = read_named(path, own=True)
     return got.data.decode("utf-8", "replace") if isinstance(got, Read) else None

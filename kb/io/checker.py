@@ -12,9 +12,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from kb.io.safe_read import Refused, read_note
+from kb.io.notes.safe_read import Refused, read_note
+from kb.io.notes.walk import (
+    UNREAD_FOLDER,
+    BaseSnapshot,
+    WalkError,
+    discover,
+    expand_roots,
+    read_text,
+)
 from kb.io.sources import load_records
-from kb.io.walk import UNREAD_FOLDER, BaseSnapshot, WalkError, discover, expand_roots, read_text
 from kb.pure.notes.links import CITE_OPEN, citations
 from kb.pure.writing.checks import (
     KNOWLEDGE_DIRS,
@@ -28,7 +35,7 @@ from kb.pure.writing.sources import Record
 
 
 def _read(snap: BaseSnapshot, rel: str) -> str | tuple[None, str]:
-    """The file's text (kb.io.safe_read), or (None, why it could not be read)."""
+    """The file's text (kb.io.notes.safe_read), or (None, why it could not be read)."""
     got = read_note(snap, rel)
     if isinstance(got, Refused):
         return (None, got.reason)

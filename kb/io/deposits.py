@@ -21,16 +21,16 @@ from pathlib import Path
 
 from attrs import frozen
 
+from kb.io.notes.safe_read import OUT_OF_SCOPE, Read, Refused, read_note
+from kb.io.notes.walk import BaseSnapshot
 from kb.io.notewrite import create_new
-from kb.io.safe_read import OUT_OF_SCOPE, Read, Refused, read_note
-from kb.io.walk import BaseSnapshot
 from kb.pure.promotion.promote import is_deposit_name, is_walked_dir
 from kb.pure.roles import ingest as rules
 
 
 def deposit_files(snap: BaseSnapshot) -> list[str]:
     """Paths relative to the base (`inbox/...`, `/`-separated) of every deposit, sorted.
-    Each is judged as kb.io.safe_read judges a note it opens, against the base's walk: a
+    Each is judged as kb.io.notes.safe_read judges a note it opens, against the base's walk: a
     deposit in the private layer (unless the walk was made with --all), a link, a hard link
     to a private note, a link to a private folder or out of the base is not a deposit, as
     `kb list` does not show it (issue 24, F4)."""
@@ -81,7 +81,7 @@ class Unread:
 
 
 def read_deposit(snap: BaseSnapshot, rel: str) -> str | Unread:
-    """A deposit's text, read through kb.io.safe_read (judged again as it is read)."""
+    """A deposit's text, read through kb.io.notes.safe_read (judged again as it is read)."""
     got = read_note(snap, rel)
     if isinstance(got, Refused):
         return Unread(got.reason)

@@ -3,7 +3,7 @@
 `kb serve` opens the fleet once; a note written, a `kb sync` that pulled, a `kb index` run
 afterwards would otherwise stay invisible until a restart. Before a call, `LiveMemory.current`
 re-validates by stat: it walks the bases again (one `scandir` pass per base, stat only, no
-file read: kb.io.walk) and stats each base's index database, and when anything differs from
+file read: kb.io.notes.walk) and stats each base's index database, and when anything differs from
 what the open Memory was built from, it opens the fleet again (the header cache re-reads
 only the files whose stat changed) and closes the old one. A re-open that fails (a base
 half-way through a checkout) keeps the last good Memory and tries again at the next call.
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kb.io.memory import Memory, OpenError, Scope
-from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
+from kb.io.notes.walk import BaseSnapshot, WalkError, discover, expand_roots
 
 RECHECK_FACTOR = 10.0
 # The shortest pause between two background walks: a small fleet (2 ms a walk) is looked at

@@ -25,6 +25,12 @@ if TYPE_CHECKING:
     from kb.pure.roles.remember import Remembered
 
 from kb.io import clock, textsearch
+from kb.io.notes.walk import (
+    WalkError,
+    discover,
+    enclosing_root,
+    expand_roots,
+)
 from kb.io.opened import Answer as Answer
 from kb.io.opened import OpenBase as OpenBase
 from kb.io.opened import OpenError as OpenError
@@ -36,12 +42,6 @@ from kb.io.store import (
     StoreError,
     db_path,
     token_sets_of,
-)
-from kb.io.walk import (
-    WalkError,
-    discover,
-    enclosing_root,
-    expand_roots,
 )
 from kb.pure.answering.aliases import expand, expand_query, expansion_sources
 from kb.pure.answering.calibration import Calibration, fleet_calibration, known_share, language_of
@@ -277,7 +277,7 @@ class Memory:
             opened = [os.fspath(paths)]
         else:
             opened = [os.fspath(p) for p in paths] or ["."]
-        # A folder inside a fleet opens the fleet (kb.io.walk.enclosing_root): the miss log
+        # A folder inside a fleet opens the fleet (kb.io.notes.walk.enclosing_root): the miss log
         # goes to the fleet's root, never among the notes of the folder kb was run from.
         opened = [enclosing_root(given) or given for given in opened]
         if _resident is not None and not extra_aliases:

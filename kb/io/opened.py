@@ -12,8 +12,8 @@ import functools
 
 from attrs import frozen
 
+from kb.io.notes.walk import BaseSnapshot
 from kb.io.store import FileHeader, HeaderScan, LightHeader, Store
-from kb.io.walk import BaseSnapshot
 from kb.pure.answering.election import AgentChoice
 from kb.pure.answering.fusion import Found
 from kb.pure.answering.keyword import KeywordHit

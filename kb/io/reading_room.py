@@ -24,8 +24,8 @@ from attrs import frozen
 from kb.io.blockfiles import BLOCKS_NAME, BlocksUnreadable, load_counted
 from kb.io.checker import read_base
 from kb.io.memory import OpenBase
-from kb.io.safe_read import Read, read_note
-from kb.io.walk import BaseSnapshot, fleet_manifest, read_text
+from kb.io.notes.safe_read import Read, read_note
+from kb.io.notes.walk import BaseSnapshot, fleet_manifest, read_text
 from kb.pure.render.uiapi import BlocksFacts
 from kb.pure.sessions.session import SESSIONS_DIR, safe_session
 from kb.pure.writing.checks import BaseFacts
@@ -78,7 +78,7 @@ def served_table(bases: Sequence[OpenBase]) -> dict[str, ServedBase]:
 
 
 def read_served(served: ServedBase, file: ServedFile) -> str | None:
-    """The file's text now (an edit shows without a reload), read through kb.io.safe_read
+    """The file's text now (an edit shows without a reload), read through kb.io.notes.safe_read
     and judged against the walk the table was made from: None when it is gone, or has been
     replaced since by a link, a hard link to a private note, a file in a renamed private
     folder, or anything else that is not the public note the walk found (issue 24, F5)."""

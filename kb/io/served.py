@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kb.io.memory import Memory
-from kb.io.safe_read import note_text
-from kb.io.walk import BaseSnapshot
+from kb.io.notes.safe_read import note_text
+from kb.io.notes.walk import BaseSnapshot
 from kb.pure.answering.context import Served
 from kb.pure.answering.fusion import Found
 from kb.pure.fleet.listing import Facets, Row
@@ -31,7 +31,7 @@ def _roots(memory: Memory) -> dict[tuple[str, str], BaseSnapshot]:
 
 
 def _text(roots: dict[tuple[str, str], BaseSnapshot], base: str, path: str) -> str | None:
-    """The file's text, read through kb.io.safe_read against the walk that found it."""
+    """The file's text, read through kb.io.notes.safe_read against the walk that found it."""
     snap = roots.get((base, path))
     return note_text(snap, path) if snap is not None else None
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from returns.result import Failure, Result, Success
 
 from kb.io.atomic import crash_point, sweep_temps, write_atomic
-from kb.io.safe_read import Refused, read_named
+from kb.io.notes.safe_read import Refused, read_named
 from kb.pure.sessions import handoff as ho
 from kb.pure.sessions.session import SESSIONS_DIR, Event, event_line, events_name, safe_session
 
@@ -52,7 +52,7 @@ def events_path(root: str, session: str) -> Path:
 
 def read_bytes(path: Path) -> bytes:
     """The file's bytes, or b"" when it does not exist (raises OSError when it cannot be
-    read). Read through kb.io.safe_read as a file of kb's own: a link or a FIFO in its place
+    read). Read through kb.io.notes.safe_read as a file of kb's own: a link or a FIFO in its place
     is refused, never followed (what capture reads becomes a deposit in the inbox)."""
     got = read_named(path, own=True)
     if isinstance(got, Refused):

@@ -32,7 +32,7 @@ from typing import cast
 from attrs import frozen
 
 from kb.io.atomic import crash_point, sweep_temps
-from kb.io.walk import shown
+from kb.io.notes.walk import shown
 from kb.pure.notes.manifest import PrivateLayer, private_layer
 from kb.pure.writing.sources import (
     Draft,
@@ -146,7 +146,7 @@ class BaseRecords:
 
 def gather(paths: list[str], include_private: bool) -> list[BaseRecords]:
     """Every expanded base's records, read from the files on disk, never from the index."""
-    from kb.io.walk import expand_roots
+    from kb.io.notes.walk import expand_roots
 
     out: list[BaseRecords] = []
     for given in expand_roots(paths):

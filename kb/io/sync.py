@@ -52,7 +52,6 @@ from kb.io import misslog, rejectlog, routelogs, syncrecover
 from kb.io.atomic import crash_point, write_atomic
 from kb.io.deferred import Fold, fold_pending
 from kb.io.git import TREE_LOCK_NAME, TREE_LOCK_WAIT_S
-from kb.io.indexer import IndexFailure, index_bases
 from kb.io.lockfile import (
     DEAD_LOCK_GRACE_S,
     LockBusy,
@@ -61,6 +60,8 @@ from kb.io.lockfile import (
     release_lock,
     take_lock,
 )
+from kb.io.notes.indexer import IndexFailure, index_bases
+from kb.io.notes.walk import WalkError, expand_roots, read_text
 from kb.io.syncgit import SyncFailure as SyncFailure
 from kb.io.syncgit import git as _git
 from kb.io.syncgit import is_ancestor as _is_ancestor
@@ -68,7 +69,6 @@ from kb.io.syncgit import last_line as _last_line
 from kb.io.syncgit import ref as _ref
 from kb.io.syncgit import run as _run
 from kb.io.syncrecover import RecoveryFailure, State
-from kb.io.walk import WalkError, expand_roots, read_text
 from kb.pure.fleet import syncplan
 from kb.pure.fleet.merge import count_line, count_problem, merge_counts
 from kb.pure.fleet.syncplan import Place, Refused, Report

@@ -23,7 +23,7 @@ from kb.io import clock
 from kb.io.atomic import write_atomic
 from kb.io.gitdir import Repository, repository_of
 from kb.io.lockfile import LockBusy, locked, read_or_empty
-from kb.io.walk import read_text
+from kb.io.notes.walk import read_text
 from kb.pure.fleet import trust as rules
 from kb.pure.fleet.trust import Command, Facts, Named, Verdict
 from kb.pure.notes.manifest import parse_manifest

@@ -25,8 +25,8 @@ from attrs import frozen
 
 from kb.io.memory import Answer, Memory, OpenError
 from kb.io.model import MAX_REPLY_BYTES, model_timeout, run_model
-from kb.io.safe_read import note_text
-from kb.io.walk import fleet_manifest
+from kb.io.notes.safe_read import note_text
+from kb.io.notes.walk import fleet_manifest
 from kb.pure.notes.header import field_exact
 from kb.pure.notes.paths import layer_of
 from kb.pure.render.jsonout import dumps

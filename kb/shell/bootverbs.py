@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from kb.io import clock
 from kb.io.memory import Answer, Memory, OpenError
-from kb.io.safe_read import note_text
-from kb.io.walk import BaseSnapshot, fleet_manifest
+from kb.io.notes.safe_read import note_text
+from kb.io.notes.walk import BaseSnapshot, fleet_manifest
 from kb.pure.answering.decompose import decompose_query
 from kb.pure.answering.election import ascii_lower
 from kb.pure.roles.classify import Judgement, RosterAgent

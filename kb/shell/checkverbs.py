@@ -9,7 +9,7 @@ whole fleet's text made `kb check` peak at about 440 MB.
 from __future__ import annotations
 
 from kb.io.checker import discover_fleet, read_base
-from kb.io.walk import BaseSnapshot
+from kb.io.notes.walk import BaseSnapshot
 from kb.pure.writing.checks import Unreadable, fleet_check, fleet_stems, judge_base
 from kb.shell.inputs import CheckInput
 from kb.shell.outcome import Outcome

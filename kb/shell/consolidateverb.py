@@ -16,7 +16,7 @@ from kb.io import sessions as session_files
 from kb.io.deposits import Unread, read_deposit
 from kb.io.memory import Memory, OpenError
 from kb.io.model import model_timeout, run_model
-from kb.io.walk import BaseSnapshot, WalkError, discover, read_text
+from kb.io.notes.walk import BaseSnapshot, WalkError, discover, read_text
 from kb.pure.notes.names import is_plain_component, printable
 from kb.pure.promotion import promoterun
 from kb.pure.promotion.promote import parse_proposals
@@ -52,7 +52,7 @@ def _records(root: str) -> list[ho.Record]:
 
 def _deposits(snap: BaseSnapshot) -> list[tuple[str, str]]:
     """The agent's capture deposits as (name, text), newest name first, each read through
-    kb.io.safe_read against the base's walk without --all: a private one, a link, a hard
+    kb.io.notes.safe_read against the base's walk without --all: a private one, a link, a hard
     link to a private note is not read (issue 24, F4)."""
     inbox = snap.root / "inbox"
     try:

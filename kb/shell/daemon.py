@@ -316,7 +316,7 @@ def idle_seconds(root: str) -> float:
     with contextlib.suppress(ValueError):
         if raw:
             return max(0.05, float(raw))
-    from kb.io.walk import fleet_manifest
+    from kb.io.notes.walk import fleet_manifest
 
     minutes = fleet_manifest(root).first("daemon-idle")
     with contextlib.suppress(ValueError, TypeError):

@@ -20,7 +20,7 @@ from kb.io import deposits as disk
 from kb.io import extract as runner
 from kb.io.memory import Memory, OpenError
 from kb.io.model import model_timeout
-from kb.io.safe_read import Read, Refused, private_owner, read_named
+from kb.io.notes.safe_read import Read, Refused, private_owner, read_named
 from kb.pure.notes.header import field_exact, front_matter
 from kb.pure.notes.names import printable
 from kb.pure.promotion import promoterun

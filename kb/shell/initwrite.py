@@ -159,7 +159,7 @@ def house_style(base_root: str) -> tuple[bool, tuple[str, ...]]:
     """(does the fleet refuse dashes, the style names kb does not know), from the fleet.txt
     nearest above the base: in its parent (a fleet root that holds its bases) or in the
     folder above its `fleet/` folder. No fleet.txt means no house style."""
-    from kb.io.walk import fleet_manifest
+    from kb.io.notes.walk import fleet_manifest
     from kb.pure.writing.style import NO_DASHES, STYLE_KEY, style_rules
 
     here = Path(os.path.abspath(base_root))

@@ -13,7 +13,7 @@ from returns.result import Failure
 
 from kb.io import clock, routelogs
 from kb.io.memory import DEFAULT_TOP, Memory, OpenError
-from kb.io.walk import WalkError, discover, expand_roots
+from kb.io.notes.walk import WalkError, discover, expand_roots
 from kb.pure.logs import routelogs as logs
 from kb.shell.inputs import AbstentionsInput, MisrouteInput, MisroutesInput
 from kb.shell.outcome import Outcome

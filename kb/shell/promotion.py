@@ -26,7 +26,7 @@ from kb.io import clock, promotelock, rejectlog
 from kb.io.deposits import Unread, deposit_files, read_deposit
 from kb.io.memory import Memory, OpenError
 from kb.io.model import run_model
-from kb.io.walk import fleet_manifest
+from kb.io.notes.walk import fleet_manifest
 from kb.pure.promotion.promote import Proposal
 from kb.pure.promotion.promoteprompts import evidence_of, evidence_text
 from kb.pure.promotion.promoterun import Deposit, Failed, WriteRefused, WriteResult, Written
@@ -133,7 +133,7 @@ class FleetEffects:
     # -- the deposit and the models -------------------------------------------------------
 
     def read(self, d: Deposit) -> str | Failed:
-        """The deposit's text, read through kb.io.safe_read against the walk of its base."""
+        """The deposit's text, read through kb.io.notes.safe_read against the walk of its base."""
         snap = next((b.snapshot for b in self.memory.bases if b.snapshot.given == d.base), None)
         if snap is None:
             return Failed(f"{d.path} is not in a base this run opened")

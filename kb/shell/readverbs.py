@@ -144,7 +144,12 @@ def route_value(memory: Memory, answer: Answer, loss: RecallLoss | None) -> Any:
 
 
 def index(inp: IndexInput) -> Outcome:
-    from kb.io.indexer import IndexFailure, index_bases, index_entries_json, index_summary_json
+    from kb.io.notes.indexer import (
+        IndexFailure,
+        index_bases,
+        index_entries_json,
+        index_summary_json,
+    )
 
     paths = _paths(inp.paths)
     try:
@@ -154,7 +159,7 @@ def index(inp: IndexInput) -> Outcome:
         if inp.json:
             text = index_summary_json(paths, inp.all, warnings)
         else:
-            from kb.io.progress import Progress
+            from kb.io.notes.progress import Progress
 
             text = index_bases(paths, inp.all, warnings, Progress.on_terminal())
         return Outcome(stdout=text, stderr="".join(f"kb: {w}\n" for w in warnings))

@@ -67,7 +67,7 @@ def fleet_root_refusal(path: str) -> str | None:
     ever read it. None for anything else (a base, or a path add_source words itself)."""
     from pathlib import Path
 
-    from kb.io.walk import expand_roots, looks_like_a_base, shown
+    from kb.io.notes.walk import expand_roots, looks_like_a_base, shown
 
     root = Path(path)
     if looks_like_a_base(root) or not ((root / "fleet").is_dir() or (root / "fleet.txt").is_file()):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.io.progress import ERASE, MIN_TOTAL
+from kb.io.notes.progress import ERASE, MIN_TOTAL
 
 NOTES = MIN_TOTAL + 100
 

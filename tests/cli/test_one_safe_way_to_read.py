@@ -1,4 +1,4 @@
-"""Issue 24, part 2: every surface reads a note through kb.io.safe_read, which judges the file
+"""Issue 24, part 2: every surface reads a note through kb.io.notes.safe_read, which judges the file
 it opened, so a link, a hard link, a swapped file or a linked folder is judged when it is read.
 One regression test per failure the issue reports (F4, F5, F6, F22), over real processes."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from kb.io.notes.walk import discover
 from kb.io.store import Store
-from kb.io.walk import discover
 from tests.conftest import RunKb
 from tests.ui.server import kb_ui
 

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from kb.io.indexer import index_bases
 from kb.io.memory import Memory
+from kb.io.notes.indexer import index_bases
 from kb.shell.mcp_server import Server, answer_line
 from tests.conftest import EXAMPLE_FLEET
 from tests.fuzz.hostile import no_hang, raw_text

@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from kb.io.walk import MAX_NOTE_BYTES
+from kb.io.notes.walk import MAX_NOTE_BYTES
 from kb.pure.fleet import httpguard
 from kb.shell.ui.room import Reader
 from kb.shell.ui.server import build_app

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.io.walk import MAX_NOTE_BYTES
+from kb.io.notes.walk import MAX_NOTE_BYTES
 from tests.conftest import EXAMPLE_FLEET, Result, RunKb
 from tests.stress.budget import scaled
 

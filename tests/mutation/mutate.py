@@ -106,7 +106,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
             "tests/properties/test_check_properties.py",
         ),
     ),
-    # the safe reader's pure judgement; the unit file drives kb.io.safe_read in process over
+    # the safe reader's pure judgement; the unit file drives kb.io.notes.safe_read in process over
     # a real base in tmp_path (links, FIFOs, hard links), the rules file calls it directly
     "reading": (
         "kb/pure/notes/reading.py",

@@ -15,8 +15,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from kb.io.indexer import index_bases
 from kb.io.memory import Memory
+from kb.io.notes.indexer import index_bases
 from kb.pure.answering.suggest import suggest_among
 from kb.pure.notes.tokens import question_terms
 from tests.properties.strategies import BaseSpec, FleetSpec, NoteSpec, files_of, fleets, write_files

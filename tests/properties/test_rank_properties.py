@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.io.indexer import index_bases
+from kb.io.notes.indexer import index_bases
 from kb.io.store import RANK_SQL, Store
 from tests.properties.strategies import FleetSpec, files_of, fleets, write_files
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.io.indexer import index_bases
 from kb.io.memory import Memory
+from kb.io.notes.indexer import index_bases
 from kb.pure.answering.textrank import Candidate, TextStats, score_chunks
 from kb.pure.answering.verdict import Evidence, Verdict, coverage_of, verdict_of
 from kb.pure.notes.header import derived_keys

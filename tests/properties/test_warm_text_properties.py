@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 import kb.io.memory as memory_module
 import kb.io.store.vocabulary as store_module
-from kb.io.indexer import index_bases
 from kb.io.memory import Answer, Memory
+from kb.io.notes.indexer import index_bases
 from tests.properties.strategies import PLAIN_WORDS, examples, fleets, write_fleet
 
 # Question words: the fleet's own, words sharing a stem or a prefix with them, words no

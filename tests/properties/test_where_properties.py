@@ -15,8 +15,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.io.indexer import index_bases
 from kb.io.memory import Memory
+from kb.io.notes.indexer import index_bases
 from kb.io.served import listed
 from kb.pure.fleet.listing import Facets, Row
 from kb.pure.fleet.where import ROW_FIELDS, Condition, holds, holds_all, sort_rows

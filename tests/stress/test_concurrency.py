@@ -400,8 +400,8 @@ def test_the_rejection_log_counts_every_refusal(storm: Storm) -> None:
 
 def test_the_index_matches_the_disk_and_finds_every_note(storm: Storm) -> None:
     from kb import Memory
+    from kb.io.notes.walk import discover, expand_roots
     from kb.io.sources import load_records
-    from kb.io.walk import discover, expand_roots
 
     final = _kb(storm.fleet, "index", ".")
     assert final.returncode == 0 and not final.stderr, final.stderr

@@ -154,7 +154,7 @@ def test_index_waits_for_another_indexer_instead_of_failing(
     # Another `kb index` holding a base's write lock for longer than SQLite's busy timeout
     # (a cold index of a large base) made this one fail with "database is locked". The busy
     # timeout is shortened here so the hold can be short.
-    from kb.io.indexer import index_bases
+    from kb.io.notes.indexer import index_bases
     from kb.io.store import schema as store
 
     fleet = tmp_path / "fleet"
@@ -183,7 +183,7 @@ def test_routing_never_waits_for_an_indexer(
     # waited out the whole busy timeout while an index run held the write lock, so every
     # route during a long `kb index` stalled (5 s each, measured). It must give up at once.
     from kb import Memory
-    from kb.io.indexer import index_bases
+    from kb.io.notes.indexer import index_bases
     from kb.io.store import schema as store
 
     fleet = tmp_path / "fleet"

@@ -103,7 +103,7 @@ def test_the_known_share_counts_words_not_numbers() -> None:
 def test_a_note_with_no_chunk_gives_the_sample_no_title(tmp_path: Path) -> None:
     """A note indexed with no chunk has the span (n, n - 1), whose first rowid is the next
     file's chunk: the sample must not take that file's title for its own."""
-    from kb.io.indexer import index_bases
+    from kb.io.notes.indexer import index_bases
     from kb.io.store import Store
 
     base = tmp_path / "ada"

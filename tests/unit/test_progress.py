@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from kb.io.progress import ERASE, MIN_TOTAL, REDRAW_S, Progress
+from kb.io.notes.progress import ERASE, MIN_TOTAL, REDRAW_S, Progress
 
 
 def test_redraws_at_most_every_interval_but_always_for_a_new_stage_and_the_end() -> None:

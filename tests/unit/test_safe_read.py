@@ -1,4 +1,4 @@
-"""kb.io.safe_read: a note is opened first and the opened file judged (issue 24, part 2).
+"""kb.io.notes.safe_read: a note is opened first and the opened file judged (issue 24, part 2).
 
 Each test walks a base, then changes the disk under the walk the way an attacker racing kb
 would, and reads the name the walk found: the reader must judge the file it really opened.
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.io.safe_read import BECAME_LINK, GONE, Read, Refused, read_note
-from kb.io.walk import BaseSnapshot, discover
+from kb.io.notes.safe_read import BECAME_LINK, GONE, Read, Refused, read_note
+from kb.io.notes.walk import BaseSnapshot, discover
 from kb.pure.notes import reading
 
 PUBLIC = "# Public\n\n**Search for:** harbour\n\nthe public harbour note\n"

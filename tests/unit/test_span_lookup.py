@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kb.io.indexer import index_bases
+from kb.io.notes.indexer import index_bases
 from kb.io.store import SpanMap, Store
 
 

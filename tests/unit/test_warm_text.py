@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import kb.io.memory as memory_module
-from kb.io.indexer import index_bases
 from kb.io.memory import Memory
+from kb.io.notes.indexer import index_bases
 from kb.io.store import Store
 from kb.pure.answering.warmtext import (
     FTS_IDF_FLOOR,

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from weakref import proxy
 
-from kb.io.indexowner import discard, owned_by, stamp_for
+from kb.io.notes.indexowner import discard, owned_by, stamp_for
+from kb.io.notes.walk import BaseSnapshot, FileStat
 from kb.io.store.headers import (
     FileHeader,
     HeaderCache,
@@ -36,7 +37,6 @@ from kb.io.store.textreader import TextReader
 from kb.io.store.textwriter import SyncReport, TextWriter
 from kb.io.store.vocabulary import Vocabulary
 from kb.io.store.warm import WarmCopy
-from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.answering.calibration import Calibration
 from kb.pure.answering.textrank import TextStats
 from kb.pure.notes.paths import MAP_NAMES
@@ -140,7 +140,7 @@ class Store:
         empty one in memory; `fallback` then says which, for the one-line warning."""
         path = db_path(root)
         existed = path.exists()
-        # An index this machine did not write is deleted unread (kb.io.indexowner).
+        # An index this machine did not write is deleted unread (kb.io.notes.indexowner).
         stamp = stamp_for(root)
         disowned = existed and stamp is not None and not owned_by(path, stamp)
         if disowned:

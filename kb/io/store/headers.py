@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from attrs import frozen
 
-from kb.io.safe_read import Refused, read_note
+from kb.io.notes.safe_read import Refused, read_note
+from kb.io.notes.walk import BaseSnapshot, FileStat
 from kb.io.store.schema import SQL_VARIABLES, wait_briefly, wait_fully
-from kb.io.walk import BaseSnapshot, FileStat
 from kb.pure.answering.entries import (
     Bucket,
     TokenSets,
@@ -65,7 +65,7 @@ class FileHeader:
     # the note has words to be found by, so it is an entry outside the exempt folders.
     derived: bool = False
     derivable: bool = False
-    # Unreadable because the file changed under kb since the walk (kb.io.safe_read.Refused):
+    # Unreadable because the file changed under kb since the walk (kb.io.notes.safe_read.Refused):
     # a moment, never saved to the cache.
     raced: bool = False
 
@@ -373,9 +373,9 @@ def _decode(
 
 
 def read_header(base: BaseSnapshot, f: FileStat) -> FileHeader:
-    """The file's header, read through kb.io.safe_read: a file refused there (a link, a
+    """The file's header, read through kb.io.notes.safe_read: a file refused there (a link, a
     swapped file, a private one under a public name) is unreadable, with the reason."""
-    if f.problem is not None:  # a name the walk refused (kb.io.walk.BAD_NAME)
+    if f.problem is not None:  # a name the walk refused (kb.io.notes.walk.BAD_NAME)
         return FileHeader(f.rel, f.private, "unreadable", "", "", (), f.problem, ())
     got = read_note(base, f.rel)
     if isinstance(got, Refused):

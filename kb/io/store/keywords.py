@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from kb.io.notes.walk import FileStat
 from kb.io.store.headers import FileHeader, _decode, _sets
 from kb.io.store.schema import SQL_VARIABLES
-from kb.io.walk import FileStat
 from kb.pure.answering.keyword import postings_words
 from kb.pure.answering.suggest import SUGGEST_FLOOR, WordBound, lookup_keys
 

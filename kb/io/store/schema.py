@@ -20,7 +20,7 @@ HEADER_CACHE_VERSION = 15  # 15: kw_trigrams holds the deletion neighbourhoods o
 # Before this version a note was read by path, so a note swapped for a link into the private
 # layer while kb read it could leave private text in the text index under the public
 # note's hash (issue 24, F6): an index stamped older has every file's hash cleared, so the
-# next `kb index` reads every note again through kb.io.safe_read.
+# next `kb index` reads every note again through kb.io.notes.safe_read.
 JUDGED_READS_VERSION = 14
 BUSY_TIMEOUT_MS = 5000
 CACHE_WRITE_BUSY_MS = 50  # the header cache is saved only if the write lock is free now

@@ -1,6 +1,6 @@
 """`kb index`'s side of the text index: one base's `files`, `chunks`, `chunk_counts`,
 `chunk_spans` and `sources` rows brought in line with its notes in one transaction, each
-note read once through kb.io.safe_read, and the stamp of the source records it was given.
+note read once through kb.io.notes.safe_read, and the stamp of the source records it was given.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 from attrs import frozen
 
 from kb.io.atomic import crash_point
-from kb.io.safe_read import Read, read_note
+from kb.io.notes.safe_read import Read, read_note
+from kb.io.notes.walk import BaseSnapshot
 from kb.io.store.headers import FileHeader, LightHeader, content_hash
 from kb.io.store.textreader import counts_text
-from kb.io.walk import BaseSnapshot
 from kb.pure.notes.header import field_exact, front_matter
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class TextWriter:
         progress: Callable[[int, int], None] | None = None,
     ) -> SyncReport:
         """Bring the base's text index in line with `headers`, in one transaction. Each file
-        indexed again is read once, through kb.io.safe_read, and its chunks, hash and front
+        indexed again is read once, through kb.io.notes.safe_read, and its chunks, hash and front
         matter all come from those bytes (a warm re-index of an unchanged fleet decodes no
         header and reads no file). `sources` are the base's `sources`
         rows, or how to read them: then they are read only when `sources_stamp` differs
@@ -119,7 +119,7 @@ class TextWriter:
                 if progress is not None:
                     progress(done, len(stale))
                 # The text, its hash and its front matter all come from one descriptor,
-                # judged when it was opened (kb.io.safe_read): what is indexed for a path is
+                # judged when it was opened (kb.io.notes.safe_read): what is indexed for a path is
                 # exactly what was judged public, and the hash stored is that text's, so a
                 # note swapped while it was read can never leave another file's text under
                 # its own hash (issue 24, F6).

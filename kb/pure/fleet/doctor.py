@@ -140,7 +140,7 @@ class FleetFacts:
     miss_log_problem: str = ""
     miss_waiting: int = 0
     # Paths under a `.kb/` folder the fleet's git repository tracks (an index a pull could
-    # plant: kb.io.indexowner, docs/security.md)
+    # plant: kb.io.notes.indexowner, docs/security.md)
     tracked_index: tuple[str, ...] = ()
     files: int = 0  # every file the fleet's bases hold, in scope
 

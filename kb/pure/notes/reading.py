@@ -1,4 +1,4 @@
-"""Whether a file kb has opened may be read: the judgement of kb.io.safe_read, made on the
+"""Whether a file kb has opened may be read: the judgement of kb.io.notes.safe_read, made on the
 file the descriptor holds, never on the path that was asked for.
 
 Rules of this module (`refusal`), in order; the first that applies refuses:
@@ -17,7 +17,7 @@ Rules of this module (`refusal`), in order; the first that applies refuses:
    names cannot be judged by any path, and a hard link made after the walk may be one
    into the private layer that the walk never saw. A multiply-linked file the walk did
    find under this name was judged by the walk, which compares every name it finds
-   (kb.io.walk).
+   (kb.io.notes.walk).
 Anything else is read: a public note replaced by another regular file with one name (an
 editor's save writes a new file and renames it over the old) is what that name now holds.
 """

@@ -17,7 +17,7 @@ Rules of this module:
   built is removed (the deposit and the moved original), never a path the caller typed.
   A document that produced no note is kept: destroying the only copy of something the
   base decided it had nothing to say about is the worst trade available.
-- A document in a private layer (judged on the file opened: kb.io.safe_read.private_owner)
+- A document in a private layer (judged on the file opened: kb.io.notes.safe_read.private_owner)
   is refused without --all, and with --all it is never moved or removed: the deposit names
   the original where it is, and removal removes the deposit alone.
 """

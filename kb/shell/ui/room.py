@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from kb.io.memory import DEFAULT_TOP, Memory
+from kb.io.notes.walk import fleet_manifest
 from kb.io.reading_room import (
     ServedBase,
     chat_command,
@@ -24,7 +25,6 @@ from kb.io.reading_room import (
     served_table,
     session_agent,
 )
-from kb.io.walk import fleet_manifest
 from kb.pure.answering.election import ascii_lower
 from kb.pure.fleet.fleetcard import card
 from kb.pure.render import uiapi

@@ -15,7 +15,7 @@ How a note is opened and judged:
 - The descriptor's own path (on Linux `/proc/self/fd/N`, on macOS `F_GETPATH`; elsewhere
   the path's real path, the one step that is judged after the open) is the file's real
   path: it is held to the base's real root and to the private layer.
-- The bytes come from that same descriptor, up to kb.io.walk.MAX_NOTE_BYTES: what a caller
+- The bytes come from that same descriptor, up to kb.io.notes.walk.MAX_NOTE_BYTES: what a caller
   hashes, parses or indexes is exactly what was judged.
 
 A refusal is a value, never an exception: the caller sets the file aside as unreadable
@@ -35,8 +35,8 @@ from pathlib import Path
 
 from attrs import frozen
 
-from kb.io.walk import MAX_NOTE_BYTES, BaseSnapshot, looks_like_a_base, too_large
-from kb.io.walk import OUTSIDE as WALKED_OUTSIDE
+from kb.io.notes.walk import MAX_NOTE_BYTES, BaseSnapshot, looks_like_a_base, too_large
+from kb.io.notes.walk import OUTSIDE as WALKED_OUTSIDE
 from kb.pure.notes import reading
 from kb.pure.notes.manifest import PrivateLayer, private_layer
 from kb.pure.notes.reading import Held, Walked, refusal, relative_inside

@@ -74,11 +74,11 @@ class BaseSnapshot:
     # Folders of the base that could not be listed (rel, reason): skipped, warned about.
     unread_folders: tuple[tuple[str, str], ...] = ()
     # The base's real root (links resolved) and the (device, inode) of every file the walk
-    # judged private, walked or not: what kb.io.safe_read judges an opened file against.
+    # judged private, walked or not: what kb.io.notes.safe_read judges an opened file against.
     real_root: str = ""
     private_ids: frozenset[tuple[int, int]] = frozenset()
     include_private: bool = False  # walked with --all
-    # Everything the walk found, as `_walk` records it (see Raw): what kb.io.safe_read holds a
+    # Everything the walk found, as `_walk` records it (see Raw): what kb.io.notes.safe_read holds a
     # file it opens to (`found`). Kept as walked rather than in each FileStat, and indexed by
     # name only when a file is read: three more FileStat fields cost a 10,000-note walk
     # 17 ms in attrs' __init__, and a question over an unchanged fleet reads no file.

@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 from kb.io.atomic import crash_point, sweep_temps
-from kb.io.progress import Progress, Step, stepper
+from kb.io.notes.progress import Progress, Step, stepper
+from kb.io.notes.walk import BaseSnapshot, WalkError, discover, expand_roots
 from kb.io.sources import source_rows, source_stamp
 from kb.io.store import (
     HeaderScan,
@@ -27,7 +28,6 @@ from kb.io.store import (
     is_busy,
     read_header,
 )
-from kb.io.walk import BaseSnapshot, WalkError, discover, expand_roots
 from kb.pure.render.terminal import BaseIndexLine, index_json, index_json_summary, index_text
 
 
@@ -107,7 +107,7 @@ def index_bases(
 ) -> str:
     """Index every base; the report is returned, and the problems a person should see on
     stderr (a `private =` entry that names nothing) are appended to `warnings`. `progress`
-    is drawn while the headers are read and the notes indexed (kb.io.progress)."""
+    is drawn while the headers are read and the notes indexed (kb.io.notes.progress)."""
     return index_text(*index_report(paths, include_private, warnings, progress))
 
 
