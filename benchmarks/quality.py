@@ -35,7 +35,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from kb.io.memory import Answer, Memory
+from kb.io.answering.memory import Answer, Memory
 from kb.io.notes.indexer import index_bases
 
 HERE = Path(__file__).resolve().parent

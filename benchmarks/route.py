@@ -45,7 +45,7 @@ from pathlib import Path
 
 from generate import GENERATOR_VERSION, Question, default_agents, generate, questions
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "fleet"

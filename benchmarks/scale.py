@@ -53,7 +53,7 @@ from route import (
     tree_bytes,
 )
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 
 REINDEX_RUNS = 3
 OPEN_RUNS = 3

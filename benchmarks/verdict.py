@@ -21,8 +21,8 @@ from pathlib import Path
 
 from attrs import evolve
 
-import kb.io.memory as memory_module
-from kb.io.memory import Memory
+import kb.io.answering.memory as memory_module
+from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.pure.answering import verdict
 from kb.pure.answering.keyword import KeywordHit

@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from kb.io.memory import Answer, Memory, OpenError, Scope
+    from kb.io.answering.memory import Answer, Memory, OpenError, Scope
     from kb.library import Indexed, IndexedBase, IndexFailed, WriteRefused, index, write_note
     from kb.pure.answering.fusion import Found, Passage
     from kb.pure.answering.verdict import Confidence, Verdict
@@ -50,10 +50,10 @@ __all__ = [
 
 # name -> the module that defines it, imported on first use
 _LAZY = {
-    "Answer": "kb.io.memory",
-    "Memory": "kb.io.memory",
-    "OpenError": "kb.io.memory",
-    "Scope": "kb.io.memory",
+    "Answer": "kb.io.answering.memory",
+    "Memory": "kb.io.answering.memory",
+    "OpenError": "kb.io.answering.memory",
+    "Scope": "kb.io.answering.memory",
     "Found": "kb.pure.answering.fusion",
     "Passage": "kb.pure.answering.fusion",
     "Confidence": "kb.pure.answering.verdict",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kb.io.memory import Answer
+from kb.io.answering.memory import Answer
 from kb.pure.answering.fusion import Found
 
 

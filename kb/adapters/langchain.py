@@ -21,7 +21,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
 from kb.adapters.common import metadata, page_text, served
-from kb.io.memory import DEFAULT_TOP, Answer, Memory
+from kb.io.answering.memory import DEFAULT_TOP, Answer, Memory
 
 
 class KbRetriever(BaseRetriever):

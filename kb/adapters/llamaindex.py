@@ -16,7 +16,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from kb.adapters.common import metadata, page_text, served
-from kb.io.memory import DEFAULT_TOP, Answer, Memory
+from kb.io.answering.memory import DEFAULT_TOP, Answer, Memory
 
 
 class KbRetriever(BaseRetriever):

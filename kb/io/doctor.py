@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kb.io.answering.memory import Memory, OpenError
 from kb.io.extras import missing, needs_line
-from kb.io.memory import Memory, OpenError
 from kb.io.notes.walk import expand_roots, fleet_manifest, looks_like_a_base
 from kb.pure.fleet.doctor import (
     MODEL_ROLES,

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kb.io.answering.opened import OpenBase
 from kb.io.notes.walk import fleet_manifest
-from kb.io.opened import OpenBase
 from kb.pure.notes.header import field_folded
 from kb.pure.notes.paths import folder_of, kind_of, layer_of
 

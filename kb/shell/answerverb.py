@@ -23,7 +23,7 @@ from typing import TextIO
 
 from attrs import frozen
 
-from kb.io.memory import Answer, Memory, OpenError
+from kb.io.answering.memory import Answer, Memory, OpenError
 from kb.io.model import MAX_REPLY_BYTES, model_timeout, run_model
 from kb.io.notes.safe_read import note_text
 from kb.io.notes.walk import fleet_manifest

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kb.io import clock
-from kb.io.memory import Answer, Memory, OpenError
+from kb.io.answering.memory import Answer, Memory, OpenError
 from kb.io.notes.safe_read import note_text
 from kb.io.notes.walk import BaseSnapshot, fleet_manifest
 from kb.pure.answering.decompose import decompose_query

@@ -4,7 +4,7 @@ One daemon per fleet root (its real path). It listens on a Unix socket in the us
 runtime directory (kb.shell.client names and checks it), answers each connection from its
 own uid only (SO_PEERCRED), and runs the very verb the command table runs, through
 kb.shell.main.run, against fleets it holds open: `Memory.open` inside a request is handed a
-warm Memory (kb.io.memory.set_resident), one per (cwd, paths as given, scope), so `--all`
+warm Memory (kb.io.answering.memory.set_resident), one per (cwd, paths as given, scope), so `--all`
 is a property of a request and never of the daemon. Requests are answered one at a time:
 a verb reads the process's cwd, environment and stdin, which a request sets and restores.
 
@@ -13,7 +13,7 @@ writes a cookie into a watched directory of its own and waits for the watcher to
 (as git's fsmonitor does with watchman), so every change made before the request was sent
 has been seen before it is answered. Where no watcher can be trusted (not installed, a
 watch limit, a network file system, a cookie not reported in time) each request
-re-validates by stat instead (kb.io.live), and `kb daemon status` says which and why.
+re-validates by stat instead (kb.io.answering.live), and `kb daemon status` says which and why.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from kb.shell import client
 from kb.shell.outcome import Outcome
 
 if TYPE_CHECKING:
-    from kb.io.live import LiveMemory
-    from kb.io.memory import Memory
+    from kb.io.answering.live import LiveMemory
+    from kb.io.answering.memory import Memory
     from kb.pure.fleet.doctor import DaemonFacts
     from kb.shell.inputs import DaemonInput
 
@@ -459,7 +459,7 @@ class Stale(BaseException):
 
 class Warm:
     """The fleets this daemon holds open, by (cwd, paths as given, scope); the provider
-    kb.io.memory asks inside a request."""
+    kb.io.answering.memory asks inside a request."""
 
     def __init__(self, root: str, watcher: Watcher) -> None:
         self.root = root
@@ -480,8 +480,8 @@ class Warm:
         self._stat_cheaper = 0.0 if os.environ.get(WATCH_ENV) == "watcher" else STAT_CHEAPER_S
 
     def provide(self, opened: tuple[str, ...], include_private: bool) -> Memory | None:
-        from kb.io.live import LiveMemory
-        from kb.io.memory import Memory
+        from kb.io.answering.live import LiveMemory
+        from kb.io.answering.memory import Memory
 
         if self._inside:
             return None  # LiveMemory's own re-open: a real one
@@ -625,8 +625,8 @@ class Daemon:
         }
 
     def serve(self) -> int:
+        from kb.io.answering.memory import set_resident
         from kb.io.atomic import check_writes
-        from kb.io.memory import set_resident
 
         lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:

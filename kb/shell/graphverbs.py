@@ -1,8 +1,9 @@
 """`kb links` and `kb graph`: the link graph of the notes in scope, walked or exported.
 
 Both open the Memory (so the scope, the private layer and the keys are the ones every
-other verb sees), read the graph once through kb.io.graphread, and hand it to kb.pure.writing.graph
-and kb.pure.render.graphrender. Nothing is written except the header cache the Memory keeps.
+other verb sees), read the graph once through kb.io.answering.graphread, and hand it to
+kb.pure.writing.graph and kb.pure.render.graphrender. Nothing is written except the header cache the
+Memory keeps.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from typing import cast
 
 from returns.result import Failure, Success
 
-from kb.io.graphread import read_graph
-from kb.io.memory import Memory, OpenError
+from kb.io.answering.graphread import read_graph
+from kb.io.answering.memory import Memory, OpenError
 from kb.pure.render.graphrender import RENDERERS, links_json, links_text
 from kb.pure.writing.graph import (
     Direction,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from returns.result import Failure
 
 from kb.io import clock, routelogs
-from kb.io.memory import DEFAULT_TOP, Memory, OpenError
+from kb.io.answering.memory import DEFAULT_TOP, Memory, OpenError
 from kb.io.notes.walk import WalkError, discover, expand_roots
 from kb.pure.logs import routelogs as logs
 from kb.shell.inputs import AbstentionsInput, MisrouteInput, MisroutesInput

@@ -7,8 +7,8 @@ server's `Server.handle`, which dispatches to kb.shell.mcp_tools.TOOLS. One tool
 dispatcher, one open Memory: a question gets the same text and the same structured content
 over either transport. `initialize` is the SDK's, fed the stdio server's capabilities and
 instructions; it negotiates the version by the rule and the list the stdio server uses. The
-Memory is held by a LiveMemory (kb.io.live): a note written, or pulled by `kb sync`, while the
-server runs is seen at the next call, re-validated by stat, without a restart.
+Memory is held by a LiveMemory (kb.io.answering.live): a note written, or pulled by `kb sync`, while
+the server runs is seen at the next call, re-validated by stat, without a restart.
 
 Guarding (decided in kb.pure.fleet.httpguard): the socket is bound to 127.0.0.1 and nothing else
 (there is no flag for another address), a request with a foreign Origin gets 403, and one
@@ -32,8 +32,8 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from kb.io.live import LiveMemory
-from kb.io.memory import Memory, OpenError
+from kb.io.answering.live import LiveMemory
+from kb.io.answering.memory import Memory, OpenError
 from kb.pure.fleet.httpguard import LOCAL_HOSTS, origin_allowed, refusal
 from kb.pure.render.mcptext import INSTRUCTIONS
 from kb.shell.mcp_server import CAPABILITIES, banner, tools_list, warner

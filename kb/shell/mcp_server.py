@@ -19,8 +19,8 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any
 
-from kb.io.live import LiveMemory
-from kb.io.memory import Memory, OpenError
+from kb.io.answering.live import LiveMemory
+from kb.io.answering.memory import Memory, OpenError
 from kb.pure.notes.plural import counted
 from kb.pure.render.mcptext import INSTRUCTIONS
 from kb.shell.mcp_tools import BY_TOOL, TOOLS, ToolError
@@ -117,7 +117,7 @@ def initialize_result(requested: Any) -> dict[str, Any]:
 
 class Server:
     """Answers MCP messages from one open Memory; given a LiveMemory, from whatever it holds
-    at each call (the fleet opened again when the disk changed, kb.io.live)."""
+    at each call (the fleet opened again when the disk changed, kb.io.answering.live)."""
 
     def __init__(self, memory: Memory, top: int, live: LiveMemory | None = None) -> None:
         self._memory = memory

@@ -19,8 +19,8 @@ from typing import Any
 
 from attrs import frozen
 
-from kb.io.memory import Answer, Memory, RecallLoss
-from kb.io.served import listed
+from kb.io.answering.memory import Answer, Memory, RecallLoss
+from kb.io.answering.served import listed
 from kb.pure.fleet.listing import PROVENANCES, STAGES, Facets, checked
 from kb.pure.fleet.where import ROW_FIELDS, conditions, sort_field, split_joined
 from kb.pure.notes.paths import KINDS

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kb.io.memory import Memory, OpenError
+from kb.io.answering.memory import Memory, OpenError
 from kb.pure.render.jsonout import dumps
 from kb.pure.roles.remember import render_terminal, to_json
 from kb.shell.inputs import RememberInput

@@ -23,8 +23,8 @@ from typing import TextIO
 from returns.result import Failure
 
 from kb.io import clock, promotelock, rejectlog
+from kb.io.answering.memory import Memory, OpenError
 from kb.io.deposits import Unread, deposit_files, read_deposit
-from kb.io.memory import Memory, OpenError
 from kb.io.model import run_model
 from kb.io.notes.walk import fleet_manifest
 from kb.pure.promotion.promote import Proposal

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kb.io.memory import Answer, Memory, OpenError, RecallLoss
+from kb.io.answering.memory import Answer, Memory, OpenError, RecallLoss
 
 if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms
     from kb.shell.hotinputs import RouteInput
@@ -81,7 +81,7 @@ def route(inp: RouteInput) -> Outcome:
 
 def _route_context(memory: Memory, inp: RouteInput, answer: Answer, stderr: str) -> Outcome:
     """`--context`: the served files as budgeted excerpts, for a prompt (docs/context.md)."""
-    from kb.io.served import served
+    from kb.io.answering.served import served
     from kb.pure.answering.context import (
         DEFAULT_PER_FILE,
         DEFAULT_TOTAL,
@@ -187,7 +187,7 @@ def list_files(inp: ListInput) -> Outcome:
     with memory:
         warnings = open_warnings(memory)
         if inp.where or inp.sort is not None:
-            from kb.io.served import listed
+            from kb.io.answering.served import listed
 
             rows = listed(memory, facets.unwrap(), where.unwrap(), sort.unwrap())
         else:

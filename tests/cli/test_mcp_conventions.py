@@ -219,7 +219,7 @@ def test_structured_content_is_the_cli_json(served: dict[str, Any], fleet: Path,
 
 
 def test_an_empty_base_answers_in_shape(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kb.io.memory import Memory
+    from kb.io.answering.memory import Memory
     from kb.shell.mcp_server import Server
     from kb.shell.mcp_tools import BY_TOOL
 

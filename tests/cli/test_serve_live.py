@@ -1,6 +1,6 @@
 """`kb serve --http` notices the disk change under it: a note written, or an existing note's
 keys edited, while the server runs is in the very next answers, without a restart
-(kb.io.live re-validates by stat before a call)."""
+(kb.io.answering.live re-validates by stat before a call)."""
 
 from __future__ import annotations
 

@@ -437,8 +437,8 @@ def test_the_client_imports_nothing_heavy(daemons: Daemons, fleet: Path) -> None
         "from kb.shell import client\n"
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "    code = client.main()\n"
-        "heavy = [m for m in ('cyclopts', 'attrs', 'sqlite3', 'kb.shell.main', 'kb.io.memory')"
-        " if m in sys.modules]\n"
+        "heavy = [m for m in ('cyclopts', 'attrs', 'sqlite3', 'kb.shell.main',"
+        " 'kb.io.answering.memory') if m in sys.modules]\n"
         "print(code, heavy, 'verdict' in out.getvalue())\n"
     )
     proc = subprocess.run(

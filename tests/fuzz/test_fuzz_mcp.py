@@ -19,7 +19,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.shell.mcp_server import Server, answer_line
 from tests.conftest import EXAMPLE_FLEET

@@ -291,7 +291,7 @@ def test_the_mcp_page_snippet_resolves_once_its_path_is_filled_in(
 
 
 def test_stale_names_what_kb_index_would_reread(example_fleet: Path) -> None:
-    from kb.io.memory import Memory
+    from kb.io.answering.memory import Memory
     from kb.io.notes.indexer import index_bases
 
     with Memory.open([str(example_fleet)]) as memory:

@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.io.store import headers as store
 from kb.pure.answering.entries import Entry, prepare, prepared_from, token_sets

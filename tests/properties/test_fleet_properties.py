@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from tests.properties.strategies import (
     MAP_NAMES,

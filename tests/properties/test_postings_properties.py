@@ -15,7 +15,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.pure.answering.suggest import suggest_among
 from kb.pure.notes.tokens import question_terms

@@ -45,7 +45,7 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 from kb.shell.main import run
 from kb.shell.mcp_server import Server
 from kb.shell.outcome import Outcome

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.pure.answering.textrank import Candidate, TextStats, score_chunks
 from kb.pure.answering.verdict import Evidence, Verdict, coverage_of, verdict_of

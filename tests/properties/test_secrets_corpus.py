@@ -49,7 +49,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from kb.io import sessions
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 from kb.pure.sessions.scrub import scrub
 from kb.pure.sessions.session import Concluded, Refused, Routed, events_name
 from kb.pure.writing.sources import mint_key

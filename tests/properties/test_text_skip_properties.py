@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kb.io import store
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.pure.notes.tokens import stem
 from tests.properties.strategies import PLAIN_WORDS, FleetSpec, files_of, fleets, write_files

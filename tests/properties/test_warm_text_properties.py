@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import kb.io.memory as memory_module
+import kb.io.answering.memory as memory_module
 import kb.io.store.vocabulary as store_module
-from kb.io.memory import Answer, Memory
+from kb.io.answering.memory import Answer, Memory
 from kb.io.notes.indexer import index_bases
 from tests.properties.strategies import PLAIN_WORDS, examples, fleets, write_fleet
 

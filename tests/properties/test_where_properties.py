@@ -1,5 +1,5 @@
 """Properties of `kb list --where` / `--sort` (kb.pure.notes.frontmatter, kb.pure.fleet.where, and
-kb.io.served.listed on a real base): the nested reader gives back what was written; k
+kb.io.answering.served.listed on a real base): the nested reader gives back what was written; k
 conditions select exactly the intersection of what each selects alone; the sort is stable,
 ordered, and puts missing values last.
 """
@@ -15,9 +15,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
+from kb.io.answering.served import listed
 from kb.io.notes.indexer import index_bases
-from kb.io.served import listed
 from kb.pure.fleet.listing import Facets, Row
 from kb.pure.fleet.where import ROW_FIELDS, Condition, holds, holds_all, sort_rows
 from kb.pure.notes.frontmatter import Fields, parse

@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 from attrs import frozen
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 from tests.stress.budget import scaled
 from tests.sync.gitfleet import QUESTIONS, clone, git, git_env, kb, seeded_remote, tracked
 

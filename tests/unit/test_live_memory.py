@@ -1,4 +1,4 @@
-"""kb.io.live: a served Memory is opened again when the fleet on disk changed, at most as
+"""kb.io.answering.live: a served Memory is opened again when the fleet on disk changed, at most as
 often as the re-validation's own cost allows, and a failed re-open keeps the last good one."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.io.live import RECHECK_FACTOR, LiveMemory
-from kb.io.memory import Memory, OpenError
+from kb.io.answering.live import RECHECK_FACTOR, LiveMemory
+from kb.io.answering.memory import Memory, OpenError
 from tests.conftest import EXAMPLE_FLEET, _copy
 
 
@@ -76,7 +76,7 @@ def test_a_failed_reopen_keeps_the_last_good_memory(
         def broken(*_a: object, **_k: object) -> Memory:
             raise OpenError("a base is half-way through a checkout")
 
-        monkeypatch.setattr(Memory, "open", broken)  # the class kb.io.live opens
+        monkeypatch.setattr(Memory, "open", broken)  # the class kb.io.answering.live opens
         assert live.current() is kept and live.reopened == 0
         monkeypatch.undo()
         assert "knowledge/wombat.md" in _rels(live.current()) and live.reopened == 1

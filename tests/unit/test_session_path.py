@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 from kb.pure.answering.decompose import decompose_query
 from kb.pure.roles.classify import Judgement, Reviewer, RosterAgent, about, dossier, parse_reply
 from kb.pure.sessions import blocks, briefing

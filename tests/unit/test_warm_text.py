@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import kb.io.memory as memory_module
-from kb.io.memory import Memory
+import kb.io.answering.memory as memory_module
+from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.io.store import Store
 from kb.pure.answering.warmtext import (

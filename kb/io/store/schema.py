@@ -214,7 +214,7 @@ def connect(path: Path) -> sqlite3.Connection:
         path,
         timeout=BUSY_TIMEOUT_MS / 1000,
         isolation_level=None,
-        check_same_thread=False,  # a Memory serialises its calls (kb.io.memory)
+        check_same_thread=False,  # a Memory serialises its calls (kb.io.answering.memory)
     )
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn

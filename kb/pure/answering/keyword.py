@@ -203,7 +203,7 @@ def rank_prepared(
     idf: Callable[[str], float],
 ) -> list[KeywordHit]:
     """Score each (entry order, prepared entry) and keep the best `top`: the one ranking
-    both the in-memory index and the persisted postings (kb.io.memory) call."""
+    both the in-memory index and the persisted postings (kb.io.answering.memory) call."""
     query_norm = " ".join(terms)
     # (-score, rel, entry order) sorts as the ranking does; a hit is built only for the `top`
     # kept: a question at 10,000 notes scores ~300 candidates and keeps 20 (0.2 ms a question)

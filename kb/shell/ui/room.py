@@ -14,9 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from kb.io.memory import DEFAULT_TOP, Memory
-from kb.io.notes.walk import fleet_manifest
-from kb.io.reading_room import (
+from kb.io.answering.memory import DEFAULT_TOP, Memory
+from kb.io.answering.reading_room import (
     ServedBase,
     chat_command,
     read_blocks,
@@ -25,6 +24,7 @@ from kb.io.reading_room import (
     served_table,
     session_agent,
 )
+from kb.io.notes.walk import fleet_manifest
 from kb.pure.answering.election import ascii_lower
 from kb.pure.fleet.fleetcard import card
 from kb.pure.render import uiapi

@@ -33,7 +33,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from kb.io.memory import OpenError
+from kb.io.answering.memory import OpenError
 from kb.pure.notes.plural import counted
 from kb.pure.render.jsonout import dumps
 from kb.pure.render.uiapi import NO_SUCH_PAGE, NOT_SERVED, Json, error_payload

@@ -8,7 +8,7 @@ map, a README, a keyless note) declares none.
 
 from __future__ import annotations
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 from kb.io.notes.safe_read import note_text
 from kb.pure.writing.graph import Graph, Note, build, fold_keys
 

@@ -1,6 +1,6 @@
 """The text half of a question over every open base: each base's index picks its best
 chunks, one fleet-wide scale ranks them all, a file with several chunks is scored by its
-page, and passages are fetched only for the files an answer keeps (kb.io.memory asks).
+page, and passages are fetched only for the files an answer keeps (kb.io.answering.memory asks).
 
 Apart from the Memory because these steps hold no state of their own: they read the open
 bases' stores, and every rule they apply is kb.pure.answering.textrank's or
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from attrs import evolve
 
-from kb.io.opened import OpenBase
+from kb.io.answering.opened import OpenBase
 from kb.io.store import Store, match_expression
 from kb.pure.answering.fusion import Found, Passage, TextHit, opening_excerpt
 from kb.pure.answering.textrank import (

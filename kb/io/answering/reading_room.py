@@ -21,9 +21,9 @@ from pathlib import Path
 
 from attrs import frozen
 
+from kb.io.answering.memory import OpenBase
 from kb.io.blockfiles import BLOCKS_NAME, BlocksUnreadable, load_counted
 from kb.io.checker import read_base
-from kb.io.memory import OpenBase
 from kb.io.notes.safe_read import Read, read_note
 from kb.io.notes.walk import BaseSnapshot, fleet_manifest, read_text
 from kb.pure.render.uiapi import BlocksFacts

@@ -1,8 +1,8 @@
 """What an open fleet hands out: the answer to a question, the record of a refused one, and
 one opened base (its walk, its stat pass, its headers decoded on first use).
 
-Apart from kb.io.memory so that the values every surface reads are found without reading
-the Memory that makes them; kb.io.memory re-exports them.
+Apart from kb.io.answering.memory so that the values every surface reads are found without reading
+the Memory that makes them; kb.io.answering.memory re-exports them.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from kb.io.memory import Memory, OpenError, Scope
+from kb.io.answering.memory import Memory, OpenError, Scope
 from kb.io.notes.walk import BaseSnapshot, WalkError, discover, expand_roots
 
 RECHECK_FACTOR = 10.0

@@ -24,18 +24,19 @@ if TYPE_CHECKING:
     from kb.pure.fleet.listing import Facets, Row
     from kb.pure.roles.remember import Remembered
 
-from kb.io import clock, textsearch
+from kb.io import clock
+from kb.io.answering import textsearch
+from kb.io.answering.opened import Answer as Answer
+from kb.io.answering.opened import OpenBase as OpenBase
+from kb.io.answering.opened import OpenError as OpenError
+from kb.io.answering.opened import RecallLoss as RecallLoss
+from kb.io.answering.opened import Scope as Scope
 from kb.io.notes.walk import (
     WalkError,
     discover,
     enclosing_root,
     expand_roots,
 )
-from kb.io.opened import Answer as Answer
-from kb.io.opened import OpenBase as OpenBase
-from kb.io.opened import OpenError as OpenError
-from kb.io.opened import RecallLoss as RecallLoss
-from kb.io.opened import Scope as Scope
 from kb.io.store import (
     FileHeader,
     Store,
@@ -585,8 +586,8 @@ class Memory:
     def _ranked_text(
         self, terms: Sequence[str], limit: int
     ) -> tuple[list[TextHit], list[str], TextStats, dict[tuple[str, str], float]]:
-        """The text ranking over every open base (kb.io.textsearch.ranked_text), each base's
-        index asked for its best `BASE_CANDIDATES` chunks, or more when `limit` asks."""
+        """The text ranking over every open base (kb.io.answering.textsearch.ranked_text), each
+        base's index asked for its best `BASE_CANDIDATES` chunks, or more when `limit` asks."""
         if self._warm and terms and limit > 0:
             self._rewarm()
         per_base = max(BASE_CANDIDATES, limit // TEXT_OVERSAMPLE)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kb.io.memory import Memory
+from kb.io.answering.memory import Memory
 from kb.io.notes.safe_read import note_text
 from kb.io.notes.walk import BaseSnapshot
 from kb.pure.answering.context import Served
