@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kb.io.atomic import before_write, write_atomic
+from kb.io.files.atomic import before_write, write_atomic
 from kb.io.notes.safe_read import Read, read_named
 from kb.pure.sessions.sessionname import safe_session
 

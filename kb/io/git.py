@@ -8,7 +8,7 @@ Before committing, the model commands of every fleet.txt at or above a committed
 are this user's own uncommitted edit are approved (kb.io.trust), so committing them does
 not make them await approval as if they had come with a pull.
 
-The commit runs under the repository's tree lock (`.git/kb-tree.lock`, kb.io.lockfile), the
+The commit runs under the repository's tree lock (`.git/kb-tree.lock`, kb.io.files.lockfile), the
 lock `kb sync` holds while it commits kb's own files and rebases: a commit made in the middle
 of a rebase would land on a detached HEAD the rebase then moves away from.
 """
@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from kb.io.lockfile import LockBusy, locked
+from kb.io.files.lockfile import LockBusy, locked
 from kb.pure.fleet.commitplan import dirty_paths, left_alone, report, unasked
 from kb.pure.notes.plural import counted
 

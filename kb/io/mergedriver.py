@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kb.io.atomic import write_atomic
+from kb.io.files.atomic import write_atomic
 from kb.pure.fleet.merge import Merged, merge, owns
 
 

@@ -2,7 +2,7 @@
 
 The file is rewritten whole (temp file + rename) under an exclusive lock file, so a reader
 never sees half a file. When another writer holds the lock past `LOCK_WAIT_S`, the question
-is deferred and folded in by the next writer (kb.io.deferred): concurrent agents lose no
+is deferred and folded in by the next writer (kb.io.files.deferred): concurrent agents lose no
 question and no route waits. A failed write never fails the query: it is reported back as
 a message. What is recorded is scrubbed of secrets and cut first, and the log is bounded
 (kb.pure.logs.logbounds, issue 24): a refusal costs the same on the thousandth day as on the
@@ -15,7 +15,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from kb.io import deferred
+from kb.io.files import deferred
 from kb.pure.logs import logbounds, misslog
 
 LOCK_WAIT_S = 0.5

@@ -23,8 +23,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from kb.io import atomic
-from kb.io.atomic import crash_point, make_dirs, remove_dirs, sweep_temps
+from kb.io.files import atomic
+from kb.io.files.atomic import crash_point, make_dirs, remove_dirs, sweep_temps
 
 
 class StdinError(Exception):
@@ -74,7 +74,7 @@ MAP_LOCK_WAIT_S = 60.0
 def map_locked(map_path: Path) -> Iterator[None]:
     """Hold `MAP.md.lock` while the map is read, the entry placed and the map rewritten, so
     two agents writing into one base at once both stay listed (raises LockBusy)."""
-    from kb.io.lockfile import lock_path, locked
+    from kb.io.files.lockfile import lock_path, locked
 
     with locked(lock_path(map_path), MAP_LOCK_WAIT_S):
         yield

@@ -7,7 +7,7 @@ and writes the whole file back (temp file + fsync + rename) only when the move w
 So a refusal leaves the file byte for byte as it was, a reader sees the old ledger or the new
 one and never half a row, and two reviewers recorded at the same moment lose neither answer.
 Recording is a deliberate act, so it waits up to 5 s for the lock (as `kb misroute` does); a
-lock left by a writer that died is taken over (kb.io.lockfile).
+lock left by a writer that died is taken over (kb.io.files.lockfile).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from kb.io.atomic import make_dirs, remove_dirs, write_atomic
-from kb.io.lockfile import LockBusy, release_lock, take_lock
+from kb.io.files.atomic import make_dirs, remove_dirs, write_atomic
+from kb.io.files.lockfile import LockBusy, release_lock, take_lock
 from kb.pure.roles import panel
 
 LOCK_WAIT_S = 5.0

@@ -5,9 +5,9 @@ A refusal is recorded by taking an exclusive lock file (`kb-rejections.txt.lock`
 with O_EXCL, the marker kb-misses.txt uses), reading the log, counting the refusal in, and
 rewriting the whole file (temp file, fsync, rename). A reader sees the old log or the new,
 never half; two runs refusing at once lose neither refusal. A lock left by a writer that
-died is taken over, a live writer's never (kb.io.lockfile). A promotion run is a deliberate
+died is taken over, a live writer's never (kb.io.files.lockfile). A promotion run is a deliberate
 act, so it waits up to 5 s for the lock; past that the refusal is deferred and folded in by
-the next writer (kb.io.deferred), never dropped.
+the next writer (kb.io.files.deferred), never dropped.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from kb.io import deferred
+from kb.io.files import deferred
 from kb.pure.logs.logbounds import loggable
 from kb.pure.promotion import rejections
 

@@ -8,11 +8,11 @@ keeps one counted row per fault, sorted by count, and a person is told to delete
 once the fault is fixed; appended duplicates would scatter one fault over many rows. The
 rename means a reader sees the old log or the new one, never half a line, and the lock
 means two agents filing at once lose neither filing. A lock left by a writer that died is
-taken over (kb.io.lockfile).
+taken over (kb.io.files.lockfile).
 
 Waiting differs by caller: `kb misroute` is a deliberate act and waits up to 5 s for the
 lock; `kb boot` runs on every prompt and waits 0.5 s, as the miss log does. Past the wait
-the record is deferred and folded in by the next writer (kb.io.deferred): never dropped.
+the record is deferred and folded in by the next writer (kb.io.files.deferred): never dropped.
 
 What a record holds of a message is scrubbed of secrets and cut first, and the logs are
 bounded (kb.pure.logs.logbounds, issue 24): `kb sync` pushes them, and nobody decided to write them.
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from kb.io import deferred
+from kb.io.files import deferred
 from kb.pure.logs import routelogs
 from kb.pure.logs.logbounds import loggable
 
@@ -55,7 +55,7 @@ def _fold_misroutes(text: str, records: Sequence[deferred.Record]) -> str:
 
 
 def record_misroute(path: Path, filing: routelogs.Filing, today: str) -> str | None:
-    """File one misroute; None when it is in the log or deferred (kb.io.deferred), else the
+    """File one misroute; None when it is in the log or deferred (kb.io.files.deferred), else the
     one-line reason nothing was kept."""
     record = {
         # scrubbed of secrets before anything is written, a deferred record included

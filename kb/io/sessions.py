@@ -27,7 +27,7 @@ from pathlib import Path
 
 from returns.result import Failure, Result, Success
 
-from kb.io.atomic import crash_point, sweep_temps, write_atomic
+from kb.io.files.atomic import crash_point, sweep_temps, write_atomic
 from kb.io.notes.safe_read import Refused, read_named
 from kb.pure.sessions import handoff as ho
 from kb.pure.sessions.session import SESSIONS_DIR, Event, event_line, events_name, safe_session

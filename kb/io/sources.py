@@ -31,7 +31,7 @@ from typing import cast
 
 from attrs import frozen
 
-from kb.io.atomic import crash_point, sweep_temps
+from kb.io.files.atomic import crash_point, sweep_temps
 from kb.io.notes.walk import shown
 from kb.pure.notes.manifest import PrivateLayer, private_layer
 from kb.pure.writing.sources import (

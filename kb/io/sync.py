@@ -49,10 +49,9 @@ from pathlib import Path
 from attrs import evolve, frozen
 
 from kb.io import misslog, rejectlog, routelogs, syncrecover
-from kb.io.atomic import crash_point, write_atomic
-from kb.io.deferred import Fold, fold_pending
-from kb.io.git import TREE_LOCK_NAME, TREE_LOCK_WAIT_S
-from kb.io.lockfile import (
+from kb.io.files.atomic import crash_point, write_atomic
+from kb.io.files.deferred import Fold, fold_pending
+from kb.io.files.lockfile import (
     DEAD_LOCK_GRACE_S,
     LockBusy,
     held_by_live,
@@ -60,6 +59,7 @@ from kb.io.lockfile import (
     release_lock,
     take_lock,
 )
+from kb.io.git import TREE_LOCK_NAME, TREE_LOCK_WAIT_S
 from kb.io.notes.indexer import IndexFailure, index_bases
 from kb.io.notes.walk import WalkError, expand_roots, read_text
 from kb.io.syncgit import SyncFailure as SyncFailure
@@ -87,7 +87,7 @@ MAX_ROUNDS = 6
 FILE_LOCK_WAIT_S = 10.0
 SYNC_LOCK_NAME = "kb-sync.lock"
 
-# The logs whose writers defer a record when their lock is busy (kb.io.deferred), and how
+# The logs whose writers defer a record when their lock is busy (kb.io.files.deferred), and how
 # each folds its records in. The alias-rejection log is rewritten whole, never deferred.
 FOLDS: dict[str, Fold] = {
     pure_misslog.LOG_NAME: misslog._fold,

@@ -23,7 +23,7 @@ def run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # KB_COMMIT: a fleet's pre-commit hook refuses raw commits without it. No prompt: a
     # remote that wants a password is an unreachable remote here, not a hung sync.
     env = {**os.environ, "KB_COMMIT": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_EDITOR": "true"}
-    # A crash point names a moment of this process (kb.io.atomic), not of the merge drivers
+    # A crash point names a moment of this process (kb.io.files.atomic), not of the merge drivers
     # git starts for it: they would count the same labels on their own.
     env.pop("KB_CRASH_AT", None)
     for delay in (*LOCK_BACKOFF_MS, None):

@@ -5,7 +5,7 @@ A sync holding the repository's sync lock (`.git/kb-sync.lock`) writes its state
 updates it before each step a kill could cut in half (the rebase, the re-index), and
 removes it when it ends in any way but a kill. A sync killed again while it recovers leaves
 the first state in place, so the next one recovers both. The sync lock is held with an
-flock, which the kernel drops when its holder dies (kb.io.lockfile): so a sync that holds
+flock, which the kernel drops when its holder dies (kb.io.files.lockfile): so a sync that holds
 the lock and finds a state file knows the file's owner, the process it names, is dead, and
 that everything git did since the state's start time was done for that process.
 
@@ -48,7 +48,7 @@ from subprocess import CompletedProcess
 
 from attrs import field, frozen
 
-from kb.io.atomic import crash_point, is_temp_name, write_atomic
+from kb.io.files.atomic import crash_point, is_temp_name, write_atomic
 from kb.pure.fleet.merge import log_spec, merge_counts
 
 STATE_NAME = "kb-sync.state"
@@ -60,7 +60,7 @@ CLOCK_SLACK_S = 1.0  # a lock file's mtime against the state's start time (two c
 # git's lock files: `<file>.lock` beside the file it rewrites (index.lock, HEAD.lock,
 # config.lock, packed-refs.lock, the next-index-<pid>.lock of a `git commit -- <paths>`),
 # in the git directory itself and under its refs/ and logs/. kb's own locks there
-# (kb-sync.lock, kb-tree.lock) are flocked and judged by kb.io.lockfile instead.
+# (kb-sync.lock, kb-tree.lock) are flocked and judged by kb.io.files.lockfile instead.
 KB_LOCK_PREFIX = "kb-"
 REBASE_DIRS = ("rebase-merge", "rebase-apply")
 KEPT = "kb sync: changes put aside by an interrupted sync"

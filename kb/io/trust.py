@@ -20,9 +20,9 @@ from pathlib import Path
 from attrs import frozen
 
 from kb.io import clock
-from kb.io.atomic import write_atomic
+from kb.io.files.atomic import write_atomic
+from kb.io.files.lockfile import LockBusy, locked, read_or_empty
 from kb.io.gitdir import Repository, repository_of
-from kb.io.lockfile import LockBusy, locked, read_or_empty
 from kb.io.notes.walk import read_text
 from kb.pure.fleet import trust as rules
 from kb.pure.fleet.trust import Command, Facts, Named, Verdict

@@ -563,7 +563,7 @@ class Warm:
         return current
 
     def before_write(self) -> None:
-        """What every writer runs first (kb.io.atomic.check_writes): a speculative answer
+        """What every writer runs first (kb.io.files.atomic.check_writes): a speculative answer
         that was not current stops the verb here (`Stale`), before anything is written."""
         if threading.get_ident() != self._request_thread:
             return  # a thread of the daemon's own (a base read into memory) answers nothing
@@ -626,7 +626,7 @@ class Daemon:
 
     def serve(self) -> int:
         from kb.io.answering.memory import set_resident
-        from kb.io.atomic import check_writes
+        from kb.io.files.atomic import check_writes
 
         lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
@@ -716,7 +716,7 @@ class Daemon:
         # `kb route` and `kb boot` (the verbs a hook runs on every prompt) answer while the
         # watcher's cookie travels (3-6 ms, about a 10,000-note question's own cost): every
         # write they make (a miss, a session event, an abstention) first waits for it
-        # (kb.io.atomic.before_write), and so does the reply. The other verbs wait first.
+        # (kb.io.files.atomic.before_write), and so does the reply. The other verbs wait first.
         speculate = args[:1] in (["route"], ["boot"])
         try:
             for _attempt in range(2):

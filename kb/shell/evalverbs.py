@@ -251,8 +251,8 @@ def _read_or_empty(path: Path) -> str:
 
 
 def _apply(memory: Memory, inp: MissesInput, rows: Sequence[gold.GoldRow], command: str) -> Outcome:
-    from kb.io.atomic import write_atomic
     from kb.io.clock import today_utc
+    from kb.io.files.atomic import write_atomic
     from kb.io.model import model_timeout, run_model
     from kb.pure.notes.names import printable  # the log's questions and the model's lines
 

@@ -60,7 +60,7 @@ def init(inp: InitInput) -> Outcome:
 def _create(
     fleet: str, dirname: str, skeleton: sk.Skeleton, report: Callable[[str, int], str]
 ) -> Outcome:
-    from kb.io.newtree import create_tree
+    from kb.io.files.newtree import create_tree
 
     shown = nw.join(fleet, "fleet", dirname)
     try:
@@ -106,7 +106,7 @@ def write_note(inp: WriteInput, body: str) -> Outcome:
     """Everything `kb write` does after the body is read (the library and tests call this)."""
     from returns.result import Failure
 
-    from kb.io.lockfile import LockBusy
+    from kb.io.files.lockfile import LockBusy
     from kb.io.notewrite import map_locked
 
     agent, slug = inp.agent or "", inp.slug or ""

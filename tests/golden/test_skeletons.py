@@ -259,7 +259,7 @@ def test_failure_midway_removes_the_scratch_tree(
 ) -> None:
     import errno
 
-    from kb.io import newtree
+    from kb.io.files import newtree
     from kb.shell.initwrite import init
     from kb.shell.inputs import InitInput
 

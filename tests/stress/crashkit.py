@@ -2,7 +2,7 @@
 
 A trial copies a prepared template fleet, starts one real `kb` process on it and SIGKILLs
 it, either after a seeded random delay drawn from 0 to the verb's measured runtime, or at a
-named crash point (`KB_CRASH_AT=<label>@N`, see kb/io/atomic.py) drawn from the labels an
+named crash point (`KB_CRASH_AT=<label>@N`, see kb/io/files/atomic.py) drawn from the labels an
 uninterrupted run of the same verb actually reached. Then it checks the disk and lets kb
 recover.
 
@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb.io.atomic import is_temp_name
+from kb.io.files.atomic import is_temp_name
 from kb.pure.notes.manifest import private_layer
 
 KB = (sys.executable, "-m", "kb.shell.main")

@@ -3,7 +3,7 @@
 
 Each trial copies a prepared, pre-indexed template fleet, starts the real `kb` process and
 SIGKILLs it: even trials at a crash point drawn from the labels an uninterrupted run
-reached (`KB_CRASH_AT=<label>@N`, kb/io/atomic.py), odd trials after a seeded random delay
+reached (`KB_CRASH_AT=<label>@N`, kb/io/files/atomic.py), odd trials after a seeded random delay
 drawn from 0 to the verb's measured runtime (every other one from just before its first
 crash point on: interpreter start-up is most of a run that writes for milliseconds). After
 the kill:
@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.io.lockfile import locked
+from kb.io.files.lockfile import locked
 from kb.pure.answering.entries import parse_note
 from kb.pure.promotion import rejections as rejection_rows
 from kb.pure.sessions.session import Refused, Routed, event_line, parse_events
@@ -545,7 +545,7 @@ def test_the_sweep_takes_only_old_kb_temp_files(tmp_path: Path) -> None:
     once they are older than any live write (a fresh one may be a concurrent writer's)."""
     import tempfile
 
-    from kb.io.atomic import TEMP_STALE_S, sweep_temps
+    from kb.io.files.atomic import TEMP_STALE_S, sweep_temps
     from kb.io.notewrite import _new_temp
 
     made = [

@@ -9,7 +9,7 @@ check, fetch, fold, commit kb's files, rebase through the map and miss-log drive
 autostash, recount, re-index the pulled base, push.
 
 Each trial copies the template, runs that sync and kills it:
-- at a named crash point (`KB_CRASH_AT=<label>@N`, kb/io/atomic.py), chosen from the labels
+- at a named crash point (`KB_CRASH_AT=<label>@N`, kb/io/files/atomic.py), chosen from the labels
   an uninterrupted run reached, spread over the run; the process kills itself there;
 - or after a delay spread over the uninterrupted run's duration, with SIGKILL sent to its
   whole process group, so git and the merge drivers die with it in the middle of whatever

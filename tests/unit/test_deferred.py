@@ -5,8 +5,9 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from kb.io import deferred, misslog, rejectlog, routelogs
-from kb.io.lockfile import lock_path, locked
+from kb.io import misslog, rejectlog, routelogs
+from kb.io.files import deferred
+from kb.io.files.lockfile import lock_path, locked
 from kb.pure.logs.routelogs import Filing
 
 WRITERS = 64

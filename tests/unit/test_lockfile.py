@@ -1,4 +1,4 @@
-"""The lock discipline and torn-line repair of the shared logs (kb.io.lockfile), step by step.
+"""The lock discipline and torn-line repair of the shared logs (kb.io.files.lockfile), step by step.
 
 Deterministic: no race is left to chance. A killed writer is a real process killed with
 SIGKILL while it holds the lock; "the stale period passed" is the lock file's mtime moved
@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from kb.io import lockfile, misslog, rejectlog, routelogs
-from kb.io.lockfile import LockBusy, release_lock, take_lock
+from kb.io import misslog, rejectlog, routelogs
+from kb.io.files import lockfile
+from kb.io.files.lockfile import LockBusy, release_lock, take_lock
 from kb.pure.logs.routelogs import Filing
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,7 +29,7 @@ DAY = "2026-01-02"
 HOLDER = (
     "import sys, time\n"
     "from pathlib import Path\n"
-    "from kb.io.lockfile import take_lock\n"
+    "from kb.io.files.lockfile import take_lock\n"
     "take_lock(Path(sys.argv[1]), 5.0)\n"
     "print('held', flush=True)\n"
     "time.sleep(600)\n"
@@ -92,7 +93,7 @@ def test_a_live_writer_is_never_broken_however_old_its_lock(tmp_path: Path) -> N
     with holder(lock) as proc:
         _age(lock, lockfile.STALE_LOCK_S + 3600)
         inode = lock.stat().st_ino
-        # The question is deferred, not dropped (kb.io.deferred), and the lock untouched.
+        # The question is deferred, not dropped (kb.io.files.deferred), and the lock untouched.
         assert misslog.record(log, "not now", (), DAY) is None
         assert lock.stat().st_ino == inode and not log.exists()
         os.kill(proc.pid, signal.SIGKILL)

@@ -7,7 +7,7 @@ indexed again have their cached headers decoded.
 
 After indexing, the folders kb's own writers write into (each path given, its
 `.kb/sessions/`, each base's root, memory folders, `inbox/raw/` and `sources/`) are swept
-of kb temp files a killed writer left (kb.io.atomic.sweep_temps): one scandir per folder.
+of kb temp files a killed writer left (kb.io.files.atomic.sweep_temps): one scandir per folder.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from kb.io.atomic import crash_point, sweep_temps
+from kb.io.files.atomic import crash_point, sweep_temps
 from kb.io.notes.progress import Progress, Step, stepper
 from kb.io.notes.walk import BaseSnapshot, WalkError, discover, expand_roots
 from kb.io.sources import source_rows, source_stamp

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from kb.io.atomic import crash_point
+from kb.io.files.atomic import crash_point
 from kb.io.notes.safe_read import Read, read_note
 from kb.io.notes.walk import BaseSnapshot
 from kb.io.store.headers import FileHeader, LightHeader, content_hash

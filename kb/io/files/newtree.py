@@ -15,7 +15,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from kb.io.atomic import make_dirs
+from kb.io.files.atomic import make_dirs
 
 
 def create_tree(parent: Path, name: str, files: Sequence[tuple[str, str]]) -> None:

@@ -1,7 +1,7 @@
 """Updating a shared log so that no caller fails and no record is lost, however many write.
 
 A log (the miss log, the misroutes, the abstentions, the rejections) is rewritten whole
-under its lock file (kb.io.lockfile). When the lock is busy for longer than the caller can
+under its lock file (kb.io.files.lockfile). When the lock is busy for longer than the caller can
 wait, the record is not dropped: it is written as one small file of its own into a hidden
 folder beside the log, `.<log name>.pending/`, created complete under a temporary name and
 renamed in, so it is either there whole or not at all. The next writer that holds the lock
@@ -23,8 +23,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kb.io.atomic import before_write, write_atomic
-from kb.io.lockfile import LockBusy, LockUnavailable, lock_path, locked, read_or_empty
+from kb.io.files.atomic import before_write, write_atomic
+from kb.io.files.lockfile import LockBusy, LockUnavailable, lock_path, locked, read_or_empty
 
 Record = dict[str, Any]
 # Applies records to the log's text, returning the new text.

@@ -1,0 +1,3 @@
+"""Writing a shared file safely: whole or not at all, under one lock discipline, and a
+log record deferred rather than lost when its lock is busy.
+"""
