@@ -23,7 +23,7 @@ from attrs import frozen
 
 from kb.io.notes.safe_read import OUT_OF_SCOPE, Read, Refused, read_note
 from kb.io.notes.walk import BaseSnapshot
-from kb.io.notewrite import create_new
+from kb.io.writing.notewrite import create_new
 from kb.pure.promotion.promote import is_deposit_name, is_walked_dir
 from kb.pure.roles import ingest as rules
 

@@ -7,7 +7,7 @@ state change.
 - Events: appended one line at a time with O_APPEND (a line never interleaves with another
   writer's), read whole, and removed only after every deposit is on disk. A line appended
   by `kb boot` while the deposits were being written is kept, not deleted with the rest.
-- Deposits: created without ever replacing a file (kb.io.notewrite.create_new: temp file,
+- Deposits: created without ever replacing a file (kb.io.writing.notewrite.create_new: temp file,
   fsync, hard link into place).
 - Handoff records: every change (save, claim, complete) is a read, a pure step and an
   atomic write done while holding an exclusive `flock` on `.kb/sessions/handoff.lock`. The
@@ -117,7 +117,7 @@ def finish_events(path: Path, read: bytes, keep: str) -> None:
 def place_deposit(inbox: Path, names: Iterator[str], text: str) -> Path:
     """Create the deposit under the first name that is free, or that already holds exactly
     this text (a capture repeated after a crash). Raises OSError with `.filename` set."""
-    from kb.io.notewrite import create_new  # capture only: boot reads records, never this
+    from kb.io.writing.notewrite import create_new  # capture only: boot reads records, never this
 
     for name in names:
         path = inbox / name

@@ -1,4 +1,5 @@
-"""`kb check`: read each base once (kb.io.checker), judge and render it (kb.pure.writing.checks).
+"""`kb check`: read each base once (kb.io.writing.checker), judge and render it
+(kb.pure.writing.checks).
 
 It fixes nothing and writes nothing: not a note, not the index, not a log. Bases are walked
 first (stat only: the cross-base hint needs every base's file names), then read and judged
@@ -8,8 +9,8 @@ whole fleet's text made `kb check` peak at about 440 MB.
 
 from __future__ import annotations
 
-from kb.io.checker import discover_fleet, read_base
 from kb.io.notes.walk import BaseSnapshot
+from kb.io.writing.checker import discover_fleet, read_base
 from kb.pure.writing.checks import Unreadable, fleet_check, fleet_stems, judge_base
 from kb.shell.inputs import CheckInput
 from kb.shell.outcome import Outcome

@@ -93,7 +93,7 @@ def write(inp: WriteInput) -> Outcome:
         return _usage_error("write", nw.NEEDS)
     if len(inp.paths) > 1:
         return _too_many("write", inp.paths[1:])
-    from kb.io.notewrite import StdinError, read_stdin
+    from kb.io.writing.notewrite import StdinError, read_stdin
 
     try:
         body = read_stdin()
@@ -107,7 +107,7 @@ def write_note(inp: WriteInput, body: str) -> Outcome:
     from returns.result import Failure
 
     from kb.io.files.lockfile import LockBusy
-    from kb.io.notewrite import map_locked
+    from kb.io.writing.notewrite import map_locked
 
     agent, slug = inp.agent or "", inp.slug or ""
     fleet = inp.paths[0] if inp.paths else "."
@@ -181,7 +181,7 @@ def unknown_style(name: str) -> str:
 
 def _place(note: nw.Note, note_path: str, map_path: str) -> Outcome:
     """Write the note and its map entry (the map's lock is held)."""
-    from kb.io.notewrite import WriteFailed, write_map, write_note_and_map
+    from kb.io.writing.notewrite import WriteFailed, write_map, write_note_and_map
 
     finish = os.path.lexists(note_path)
     if finish and not _interrupted(note_path, map_path, note):

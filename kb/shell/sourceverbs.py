@@ -1,13 +1,13 @@
 """`kb source add` and `kb sources` (workflow-verbs.md §5): typed input in, Outcome out.
 
 Everything decided here is decided by kb.pure.writing.sources (checks, rendering, CSL); the disk
-work is kb.io.sources. `kb sources` reads the record files themselves, never the index, so
+work is kb.io.writing.sources. `kb sources` reads the record files themselves, never the index, so
 an export is never an export of a stale cache.
 """
 
 from __future__ import annotations
 
-from kb.io.sources import Added, add_source, gather, joined
+from kb.io.writing.sources import Added, add_source, gather, joined
 from kb.pure.notes.plural import counted
 from kb.pure.render.jsonout import dumps
 from kb.pure.writing.sources import Draft, Record, bibliography_line, clean_value, csl_item

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.io.sources import MINT_FAILED, Refused, add_source, next_key
+from kb.io.writing.sources import MINT_FAILED, Refused, add_source, next_key
 from kb.pure.writing.sources import Draft, is_key, parse_record
 from kb.shell.table import usage_of
 from tests import unprivileged

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kb.io.answering.memory import Memory
-from kb.io.checker import read_fleet
+from kb.io.writing.checker import read_fleet
 from kb.pure.notes.header import lines_of
 from kb.pure.notes.links import citations, wikilinks
 from kb.pure.writing.checks import (

@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.io import notewrite as io_write
 from kb.io.files import atomic, newtree
+from kb.io.writing import notewrite as io_write
 from kb.pure.answering.entries import dead_keys
 from kb.pure.fleet.listing import PROVENANCES, STAGES
 from kb.pure.notes.header import front_matter, header_of

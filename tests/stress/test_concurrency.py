@@ -243,7 +243,7 @@ def test_the_maps_kept_what_they_said_before(storm: Storm) -> None:
 
 
 def test_every_source_record_is_whole(storm: Storm) -> None:
-    from kb.io.sources import load_records
+    from kb.io.writing.sources import load_records
 
     added = list(storm.ok("source"))
     assert added
@@ -401,7 +401,7 @@ def test_the_rejection_log_counts_every_refusal(storm: Storm) -> None:
 def test_the_index_matches_the_disk_and_finds_every_note(storm: Storm) -> None:
     from kb import Memory
     from kb.io.notes.walk import discover, expand_roots
-    from kb.io.sources import load_records
+    from kb.io.writing.sources import load_records
 
     final = _kb(storm.fleet, "index", ".")
     assert final.returncode == 0 and not final.stderr, final.stderr

@@ -546,7 +546,7 @@ def test_the_sweep_takes_only_old_kb_temp_files(tmp_path: Path) -> None:
     import tempfile
 
     from kb.io.files.atomic import TEMP_STALE_S, sweep_temps
-    from kb.io.notewrite import _new_temp
+    from kb.io.writing.notewrite import _new_temp
 
     made = [
         Path(tempfile.mkstemp(prefix=".MAP.md.", suffix=".tmp", dir=tmp_path)[1]),  # atomic

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.io.checker import read_fleet
+from kb.io.writing.checker import read_fleet
 from kb.pure.writing.checks import BaseFacts, Finding, check_base
 from kb.pure.writing.sources import parse_record, render_record
 

@@ -1,7 +1,7 @@
 """The reading room's disk half: what the page shows, read from the fleet the Memory opened.
 
 No decisions here (kb.pure.render.uiapi shapes everything); only reading:
-- per base, every discovered file's text through kb.io.checker.read_base, the same reading
+- per base, every discovered file's text through kb.io.writing.checker.read_base, the same reading
   `kb check` does, so the page's findings are the verb's findings;
 - the served table: for each base, a dict from each relative path discovery produced to
   its path on disk, leaving out any file whose real path is outside the base's real root
@@ -23,9 +23,9 @@ from attrs import frozen
 
 from kb.io.answering.memory import OpenBase
 from kb.io.blockfiles import BLOCKS_NAME, BlocksUnreadable, load_counted
-from kb.io.checker import read_base
 from kb.io.notes.safe_read import Read, read_note
 from kb.io.notes.walk import BaseSnapshot, fleet_manifest, read_text
+from kb.io.writing.checker import read_base
 from kb.pure.render.uiapi import BlocksFacts
 from kb.pure.sessions.session import SESSIONS_DIR, safe_session
 from kb.pure.writing.checks import BaseFacts

@@ -19,7 +19,6 @@ from pathlib import Path
 from kb.io.files.atomic import crash_point, sweep_temps
 from kb.io.notes.progress import Progress, Step, stepper
 from kb.io.notes.walk import BaseSnapshot, WalkError, discover, expand_roots
-from kb.io.sources import source_rows, source_stamp
 from kb.io.store import (
     HeaderScan,
     Store,
@@ -28,6 +27,7 @@ from kb.io.store import (
     is_busy,
     read_header,
 )
+from kb.io.writing.sources import source_rows, source_stamp
 from kb.pure.render.terminal import BaseIndexLine, index_json, index_json_summary, index_text
 
 

@@ -181,7 +181,7 @@ class TextWriter:
         return SyncReport(unchanged, reindexed, removed, chunks_written, source_count)
 
     def sources_stamp(self, base: str) -> str | None:
-        """The stamp (`kb.io.sources.source_stamp`) the base's `sources` rows were written
+        """The stamp (`kb.io.writing.sources.source_stamp`) the base's `sources` rows were written
         with, None when there is none."""
         row = self._store.conn.execute(
             "SELECT stamp FROM source_stamps WHERE base = ?", (base,)

@@ -111,7 +111,7 @@ class Unreadable:
     message: str
 
 
-# -- what to read (asked by kb.io.checker before it reads) -----------------------------
+# -- what to read (asked by kb.io.writing.checker before it reads) -----------------------------
 
 
 def knowledge_folder(present: Collection[str]) -> str | None:

@@ -21,7 +21,7 @@ from kb.io.notes.walk import (
     expand_roots,
     read_text,
 )
-from kb.io.sources import load_records
+from kb.io.writing.sources import load_records
 from kb.pure.notes.links import CITE_OPEN, citations
 from kb.pure.writing.checks import (
     KNOWLEDGE_DIRS,
