@@ -47,7 +47,7 @@ MAX_SUB_QUESTIONS = 12
 
 
 def blocks(inp: BlocksInput) -> Outcome:
-    from kb.io.blockfiles import BlocksUnreadable, load_blocks
+    from kb.io.sessions.blockfiles import BlocksUnreadable, load_blocks
     from kb.pure.sessions import blocks as blockspure
 
     base = inp.path
@@ -205,7 +205,7 @@ class Boot:
     def record_loss(self, asked: str, answer: Answer) -> None:
         loss = self.memory.recall_loss(asked, answer.confidence)
         if loss is not None and self.safe is not None:
-            from kb.io.bootstate import append_event
+            from kb.io.sessions.bootstate import append_event
             from kb.pure.sessions.sessionlog import refused_line
 
             append_event(self.root, self.safe, refused_line(loss.question, loss.looked_like))
@@ -264,7 +264,7 @@ class Boot:
         """The agent the session had before this message; records this one."""
         if self.safe is None:
             return None
-        from kb.io.bootstate import append_event, last_agent, remember_agent
+        from kb.io.sessions.bootstate import append_event, last_agent, remember_agent
         from kb.pure.sessions.sessionlog import routed_line
 
         previous = last_agent(self.root, self.safe)
@@ -282,7 +282,7 @@ class Boot:
         public = None if self.memory.include_private else snap
         # The blocks modules are imported only when a constitution is sent (an agent
         # switch): most messages stay with their agent and never build their classes.
-        from kb.io.blockfiles import BlocksUnreadable, load_blocks
+        from kb.io.sessions.blockfiles import BlocksUnreadable, load_blocks
         from kb.pure.sessions import blocks as blockspure
 
         try:
@@ -292,7 +292,7 @@ class Boot:
         return blockspure.assemble(loaded) if loaded is not None else None
 
     def continuity(self, switched: bool) -> str | None:
-        from kb.io.bootstate import latest_handoff, load_handoff
+        from kb.io.sessions.bootstate import latest_handoff, load_handoff
 
         record = load_handoff(self.root, self.safe) if self.safe else None
         if record is None and switched:
@@ -304,7 +304,7 @@ class Boot:
         return continuity_briefing(record)
 
     def boot_cost(self, seating: briefing.Seating) -> int:
-        from kb.io.blockfiles import quiet_blocks
+        from kb.io.sessions.blockfiles import quiet_blocks
         from kb.pure.sessions import blocks as blockspure
 
         total = 0

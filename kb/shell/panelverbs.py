@@ -23,8 +23,8 @@ from returns.result import Failure
 
 from kb.io import clock
 from kb.io import panel as store
-from kb.io.blockfiles import BlocksUnreadable, load_blocks
 from kb.io.notes.walk import BaseSnapshot, WalkError, discover, expand_roots
+from kb.io.sessions.blockfiles import BlocksUnreadable, load_blocks
 from kb.pure.answering.election import ascii_lower
 from kb.pure.notes.names import printable
 from kb.pure.render import panelrender as render

@@ -2,7 +2,7 @@
 
 Every decision is kb.pure's (kb.pure.sessions.capture: owners and the deposit;
 kb.pure.sessions.handoff: the record and its state machine; kb.pure.sessions.scrub: secrets). The
-disk work is kb.io.sessions.
+disk work is kb.io.sessions.records.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from returns.result import Failure, Result, Success
 
 from kb.io import clock
-from kb.io import sessions as io
+from kb.io.sessions import records as io
 from kb.pure.notes.names import is_plain_component, printable
 from kb.pure.render.jsonout import dumps
 from kb.pure.sessions import capture as cap

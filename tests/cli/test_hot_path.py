@@ -105,7 +105,7 @@ def test_boot_builds_only_what_a_routed_message_needs(example_fleet: Path) -> No
     staying = (
         *unused,
         "kb.pure.sessions.blocks",
-        "kb.io.blockfiles",
+        "kb.io.sessions.blockfiles",
     )  # the second message, same agent
     assert _heavy_modules(["boot", "--all"], example_fleet, staying, payload) == ""
 

@@ -13,7 +13,7 @@ import json
 import time
 from pathlib import Path
 
-from kb.io import sessions
+from kb.io.sessions import records as sessions
 from kb.pure.sessions.session import (
     Concluded,
     Refused,

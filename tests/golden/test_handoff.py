@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from kb.io import sessions
+from kb.io.sessions import records as sessions
 from kb.pure.sessions import handoff as ho
 from tests.conftest import RunKb, check_golden
 

@@ -48,8 +48,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from kb.io import sessions
 from kb.io.answering.memory import Memory
+from kb.io.sessions import records as sessions
 from kb.pure.sessions.scrub import scrub
 from kb.pure.sessions.session import Concluded, Refused, Routed, events_name
 from kb.pure.writing.sources import mint_key

@@ -22,9 +22,9 @@ from pathlib import Path
 from attrs import frozen
 
 from kb.io.answering.memory import OpenBase
-from kb.io.blockfiles import BLOCKS_NAME, BlocksUnreadable, load_counted
 from kb.io.notes.safe_read import Read, read_note
 from kb.io.notes.walk import BaseSnapshot, fleet_manifest, read_text
+from kb.io.sessions.blockfiles import BLOCKS_NAME, BlocksUnreadable, load_counted
 from kb.io.writing.checker import read_base
 from kb.pure.render.uiapi import BlocksFacts
 from kb.pure.sessions.session import SESSIONS_DIR, safe_session

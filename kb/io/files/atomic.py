@@ -43,7 +43,7 @@ def check_writes(check: Callable[[], None] | None) -> None:
 
 def before_write() -> None:
     """Called by every writer a verb uses (write_atomic, kb.io.files.deferred.update,
-    kb.io.bootstate.append_event) before it touches the disk."""
+    kb.io.sessions.bootstate.append_event) before it touches the disk."""
     if _write_check is not None:
         _write_check()
 

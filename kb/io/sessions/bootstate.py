@@ -1,6 +1,6 @@
 """The session files `kb boot` reads and writes under `{root}/.kb/sessions/`, on the hot path.
 
-`kb capture` and `kb handoff` own these files too (kb.io.sessions); this module reads and
+`kb capture` and `kb handoff` own these files too (kb.io.sessions.records); this module reads and
 writes the same formats with what a per-message hook can afford: it imports nothing of the
 capture and handoff machinery (about 26 ms per process, measured), and it lists the folder
 once before parsing any handoff record.

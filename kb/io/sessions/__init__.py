@@ -1,0 +1,3 @@
+"""Session files under `.kb/sessions/`: what `kb boot` reads and appends, capture and
+handoff records, and an agent's constitution blocks.
+"""
