@@ -131,7 +131,7 @@ def resolve_started(written: str, cwd: Path, env: Mapping[str, str]) -> Resolved
 
 
 def resolve_model(command: str, root: Path, env: Mapping[str, str]) -> Resolved | None:
-    """A model command as kb.io.model runs it: the fleet root first, else as given."""
+    """A model command as kb.io.roles.model runs it: the fleet root first, else as given."""
     try:
         words = shlex.split(command, posix=True)
     except ValueError:

@@ -86,7 +86,7 @@ def _sha(path: Path, link_target: bytes | None = None) -> str | None:
 
 def _named(words: Sequence[str], root: Path, top: Path) -> list[Path]:
     """The paths a command's words name inside the repository (relative to the fleet root,
-    as kb.io.model resolves a program, or absolute), judged by where they are written, not
+    as kb.io.roles.model resolves a program, or absolute), judged by where they are written, not
     where a link leads: each a file, or a link."""
     out: list[Path] = []
     for word in words:

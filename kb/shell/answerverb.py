@@ -4,7 +4,7 @@ Three refusals wrapped around the model call, in this order: a `nothing` verdict
 reaches the model (the refusal and the miss are recorded), no `answerer =` line means the
 reading list, and an answerer that does not answer (non-zero exit, timeout, empty reply)
 means the reading list on stderr with exit 1. Every decision is kb.pure.roles.answer's; this
-module opens the memory, reads files, runs the model command (kb.io.model) and collects
+module opens the memory, reads files, runs the model command (kb.io.roles.model) and collects
 text.
 
 `--complete` is the one slow path, so it speaks while it works: its estimate of calls goes
@@ -24,9 +24,9 @@ from typing import TextIO
 from attrs import frozen
 
 from kb.io.answering.memory import Answer, Memory, OpenError
-from kb.io.model import MAX_REPLY_BYTES, model_timeout, run_model
 from kb.io.notes.safe_read import note_text
 from kb.io.notes.walk import fleet_manifest
+from kb.io.roles.model import MAX_REPLY_BYTES, model_timeout, run_model
 from kb.pure.notes.header import field_exact
 from kb.pure.notes.paths import layer_of
 from kb.pure.render.jsonout import dumps

@@ -215,7 +215,7 @@ class Boot:
         judgement = None
         unapproved = False
         if command is not None:
-            from kb.io.model import model_timeout, run_model
+            from kb.io.roles.model import model_timeout, run_model
             from kb.pure.roles.classify import dossier, parse_reply
 
             prompt = dossier(

@@ -147,7 +147,7 @@ class _Classifier:
     """The fleet's classifier, asked about one gold question at a time (`--classify`)."""
 
     def __init__(self, memory: Memory, command: str) -> None:
-        from kb.io.model import model_timeout
+        from kb.io.roles.model import model_timeout
         from kb.shell.bootverbs import roster_agents
 
         self.command = command
@@ -156,7 +156,7 @@ class _Classifier:
         self.timeout = model_timeout()
 
     def ask(self, question: str, answer: Answer) -> tuple[evaluation.ClassifierVerdict | None, int]:
-        from kb.io.model import run_model
+        from kb.io.roles.model import run_model
         from kb.pure.roles.classify import dossier, parse_reply
 
         prompt = dossier(
@@ -253,7 +253,7 @@ def _read_or_empty(path: Path) -> str:
 def _apply(memory: Memory, inp: MissesInput, rows: Sequence[gold.GoldRow], command: str) -> Outcome:
     from kb.io.clock import today_utc
     from kb.io.files.atomic import write_atomic
-    from kb.io.model import model_timeout, run_model
+    from kb.io.roles.model import model_timeout, run_model
     from kb.pure.notes.names import printable  # the log's questions and the model's lines
 
     first = memory.opened[0]

@@ -3,7 +3,7 @@ record what each reviewer returned, account for each objection, and read the led
 
 Typed input in, Outcome out. The ledger's rules are kb.pure.roles.panel's, its texts
 kb.pure.render.panelrender's; the locked rewrite of `kb-rounds.txt` and the constitution files are
-kb.io.panel's. `kb panel` never calls a model and never picks the panel: it assembles each
+kb.io.roles.panel's. `kb panel` never calls a model and never picks the panel: it assembles each
 named reviewer's constitution (the `kb blocks --emit` text, priced with the same figure
 `kb blocks` and `kb boot` print), prices the round before it is spent, and keeps the books.
 
@@ -22,8 +22,8 @@ from pathlib import Path
 from returns.result import Failure
 
 from kb.io import clock
-from kb.io import panel as store
 from kb.io.notes.walk import BaseSnapshot, WalkError, discover, expand_roots
+from kb.io.roles import panel as store
 from kb.io.sessions.blockfiles import BlocksUnreadable, load_blocks
 from kb.pure.answering.election import ascii_lower
 from kb.pure.notes.names import printable

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from kb.io import promotelock, rejectlog
 from kb.io.answering.memory import Memory, OpenError
-from kb.io.model import model_timeout
+from kb.io.roles.model import model_timeout
 from kb.pure.promotion import promoterun, rejections
 from kb.pure.promotion.promotereport import promote_stdout, unreachable_stderr
 from kb.shell.inputs import PromoteInput, RejectionsInput

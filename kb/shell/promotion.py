@@ -1,7 +1,8 @@
 """The real effects of a promotion run (kb.pure.promotion.promoterun.Effects): the deposit on disk,
-the two model commands of fleet.txt (kb.io.model), the router's evidence (the Memory contract), `kb
-write`'s own writer (kb.shell.initwrite.write_note, through kb.pure.writing.notewrite), and the
-rejection log. `kb promote`, `kb ingest` and `kb consolidate` share it.
+the two model commands of fleet.txt (kb.io.roles.model), the router's evidence (the Memory
+contract), `kb write`'s own writer (kb.shell.initwrite.write_note, through
+kb.pure.writing.notewrite), and the rejection log. `kb promote`, `kb ingest` and `kb consolidate`
+share it.
 
 - The evidence is what the router answers for the proposal's keys, long memory only: the
   deposit a proposal came from is in `inbox/` and would otherwise be shown to the reviewer
@@ -25,8 +26,8 @@ from returns.result import Failure
 from kb.io import clock, promotelock, rejectlog
 from kb.io.answering.memory import Memory, OpenError
 from kb.io.deposits import Unread, deposit_files, read_deposit
-from kb.io.model import run_model
 from kb.io.notes.walk import fleet_manifest
+from kb.io.roles.model import run_model
 from kb.pure.promotion.promote import Proposal
 from kb.pure.promotion.promoteprompts import evidence_of, evidence_text
 from kb.pure.promotion.promoterun import Deposit, Failed, WriteRefused, WriteResult, Written

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.io.model import MAX_REPLY_BYTES, SCRATCH_NAME, run_model, scratch_dir
+from kb.io.roles.model import MAX_REPLY_BYTES, SCRATCH_NAME, run_model, scratch_dir
 
 FLOOD = """
 import sys

@@ -1,4 +1,5 @@
-"""kb.io.model.run_model through the real subprocess path, with the scripts in tests/models/."""
+"""kb.io.roles.model.run_model through the real subprocess path, with the scripts in tests/models/.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.io.model import DEFAULT_TIMEOUT_S, model_timeout, run_model, split_command
+from kb.io.roles.model import DEFAULT_TIMEOUT_S, model_timeout, run_model, split_command
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 

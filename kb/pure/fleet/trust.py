@@ -80,7 +80,7 @@ def commands(manifest: Manifest) -> list[tuple[str, str]]:
 
 
 def words_of(line: str) -> list[str]:
-    """The words of a command line as kb.io.model splits it; [] when it cannot be split (it
+    """The words of a command line as kb.io.roles.model splits it; [] when it cannot be split (it
     then never runs, so nothing of it needs approving beyond the line)."""
     try:
         return shlex.split(line, comments=False, posix=True)

@@ -3,7 +3,7 @@
 Rules of this module (workflow-verbs.md §18, `/api/chat`):
 - The runtime is a command line the person configures (`chat = ...` in fleet.txt, or the
   `KB_UI_CHAT` environment variable, which wins); there is none by default. It is split into
-  shell words by the model-command rule (kb.io.model) and run with no shell. When the
+  shell words by the model-command rule (kb.io.roles.model) and run with no shell. When the
   conversation already has a session, `--resume {id}` is appended (the flag Claude Code and
   its look-alikes take).
 - A session id is accepted only when it is 1 to SESSION_MAX characters of hex digits and

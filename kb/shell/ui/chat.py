@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from kb.io.chatrun import Ended, stream
-from kb.io.model import model_timeout, split_command
+from kb.io.roles.chatrun import Ended, stream
+from kb.io.roles.model import model_timeout, split_command
 from kb.pure.render.uiapi import EMPTY_MESSAGE
 from kb.pure.roles.chat import (
     BAD_SESSION,

@@ -1,6 +1,6 @@
 """Running the conversation runtime for the reading room: a headless CLI, streamed.
 
-The model-command contract (kb.io.model) with the differences a conversation needs:
+The model-command contract (kb.io.roles.model) with the differences a conversation needs:
 - the program is resolved against the fleet root the same way, and no shell ever runs;
 - the working directory is the first root, not a scratch folder: the runtime is meant to
   work inside the fleet, with its hooks (`kb boot`) routing each message;
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from attrs import frozen
 
-from kb.io.model import resolve_program
+from kb.io.roles.model import resolve_program
 
 LINE_LIMIT = 16 * 1024 * 1024  # a stream-json line carries whole tool results
 

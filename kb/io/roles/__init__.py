@@ -1,0 +1,3 @@
+"""Running the model commands fleet.txt names, and the files the roles read and write:
+one process contract, the chat runtime, document extraction, the panel's ledger.
+"""
