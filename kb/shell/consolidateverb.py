@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 
 from kb.io.answering.memory import Memory, OpenError
-from kb.io.deposits import Unread, read_deposit
 from kb.io.notes.walk import BaseSnapshot, WalkError, discover, read_text
+from kb.io.promotion.deposits import Unread, read_deposit
 from kb.io.roles.model import model_timeout, run_model
 from kb.io.sessions import records as session_files
 from kb.pure.notes.names import is_plain_component, printable

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TextIO
 
 from kb.io import clock
-from kb.io import deposits as disk
 from kb.io.answering.memory import Memory, OpenError
 from kb.io.notes.safe_read import Read, Refused, private_owner, read_named
+from kb.io.promotion import deposits as disk
 from kb.io.roles import extract as runner
 from kb.io.roles.model import model_timeout
 from kb.pure.notes.header import field_exact, front_matter

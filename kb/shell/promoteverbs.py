@@ -3,8 +3,8 @@
 Typed input in, Outcome out. The run's order and every decision are kb.pure.promotion.promoterun and
 kb.pure.promotion.promote; the words are kb.pure.promotion.promotereport and
 kb.pure.promotion.rejections; the effects (deposits, model commands, evidence, the writer, the log)
-are kb.shell.promotion; the lock is kb.io.promotelock. Nothing is printed here, except progress on a
-terminal's stderr.
+are kb.shell.promotion; the lock is kb.io.promotion.promotelock. Nothing is printed here, except
+progress on a terminal's stderr.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from kb.io import promotelock, rejectlog
 from kb.io.answering.memory import Memory, OpenError
+from kb.io.promotion import promotelock, rejectlog
 from kb.io.roles.model import model_timeout
 from kb.pure.promotion import promoterun, rejections
 from kb.pure.promotion.promotereport import promote_stdout, unreachable_stderr

@@ -23,10 +23,11 @@ from typing import TextIO
 
 from returns.result import Failure
 
-from kb.io import clock, promotelock, rejectlog
+from kb.io import clock
 from kb.io.answering.memory import Memory, OpenError
-from kb.io.deposits import Unread, deposit_files, read_deposit
 from kb.io.notes.walk import fleet_manifest
+from kb.io.promotion import promotelock, rejectlog
+from kb.io.promotion.deposits import Unread, deposit_files, read_deposit
 from kb.io.roles.model import run_model
 from kb.pure.promotion.promote import Proposal
 from kb.pure.promotion.promoteprompts import evidence_of, evidence_text

@@ -2,10 +2,10 @@
 
 A lane is one driver process looping its role's calls until a deadline: each call is a real
 `kb` subprocess (or, for the rejections log, which only `kb promote` writes and only with a
-model, a `python -c` call of kb.io.rejectlog.record), run from the fleet root, and each call's
-argv, stdin, exit code, stdout and stderr are appended as one JSON line to the lane's own
-result file. The test (tests/stress/test_concurrency.py) starts eight writer lanes and eight
-reader lanes at once on one fleet, then checks the disk against these records.
+model, a `python -c` call of kb.io.promotion.rejectlog.record), run from the fleet root, and each
+call's argv, stdin, exit code, stdout and stderr are appended as one JSON line to the lane's own
+result file. The test (tests/stress/test_concurrency.py) starts eight writer lanes and eight reader
+lanes at once on one fleet, then checks the disk against these records.
 
 Run as `python -m tests.stress.lanes PLAN.json` from the repository root. `calls()` is pure
 (role, lane, iteration -> the calls), so the test derives what every call should have left

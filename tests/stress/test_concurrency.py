@@ -380,7 +380,7 @@ def test_the_session_record_holds_every_boot(storm: Storm) -> None:
 
 
 def test_the_rejection_log_counts_every_refusal(storm: Storm) -> None:
-    from kb.io import rejectlog
+    from kb.io.promotion import rejectlog
 
     want: collections.Counter[tuple[str, str, str]] = collections.Counter()
     for r in storm.of("mix"):

@@ -126,7 +126,7 @@ def test_concurrent_abstentions_are_all_counted(tmp_path: Path) -> None:
 
 
 def test_concurrent_rejections_are_all_counted(tmp_path: Path) -> None:
-    from kb.io import rejectlog
+    from kb.io.promotion import rejectlog
 
     assert _hammer("rejections", tmp_path, tmp_path) == []
     rows = rejectlog.load(tmp_path / "kb-rejections.txt")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from kb.io import misslog, rejectlog, routelogs
+from kb.io import misslog, routelogs
 from kb.io.files import deferred
 from kb.io.files.lockfile import lock_path, locked
+from kb.io.promotion import rejectlog
 from kb.pure.logs.routelogs import Filing
 
 WRITERS = 64

@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
-from kb.io import misslog, rejectlog, routelogs
+from kb.io import misslog, routelogs
 from kb.io.files import lockfile
 from kb.io.files.lockfile import LockBusy, release_lock, take_lock
+from kb.io.promotion import rejectlog
 from kb.pure.logs.routelogs import Filing
 
 REPO = Path(__file__).resolve().parents[2]

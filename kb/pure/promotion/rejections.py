@@ -15,7 +15,7 @@ Rules of this module:
   least seven tab fields, an unparsable count reads as 1, and a reason that held tabs (a
   file written by hand) keeps them, rejoined.
 - Bounded (issue 24, kb.pure.logs.logbounds): every recorded field is cut to the characters the
-  router reads of a question (the writer, kb.io.rejectlog, scrubbed the reason of secrets
+  router reads of a question (the writer, kb.io.promotion.rejectlog, scrubbed the reason of secrets
   first: a model's reason may quote a note); past 2,000 rows or 1 MiB the least refused,
   oldest rows are dropped, never the one just recorded.
 - `kb rejections` filters by agent and lens with a case-insensitive comparison, prints at
