@@ -332,7 +332,7 @@ def fleet_facts(given: str, include_private: bool) -> FleetFacts:
         memory = Memory.open([given], all=include_private)
     except OpenError as e:
         return FleetFacts(given, include_private, str(e))
-    from kb.io import misslog
+    from kb.io.logs import misslog
 
     log = misslog.log_path(given)
     with memory:

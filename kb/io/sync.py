@@ -48,7 +48,7 @@ from pathlib import Path
 
 from attrs import evolve, frozen
 
-from kb.io import misslog, routelogs, syncrecover
+from kb.io import syncrecover
 from kb.io.files.atomic import crash_point, write_atomic
 from kb.io.files.deferred import Fold, fold_pending
 from kb.io.files.lockfile import (
@@ -60,6 +60,7 @@ from kb.io.files.lockfile import (
     take_lock,
 )
 from kb.io.git import TREE_LOCK_NAME, TREE_LOCK_WAIT_S
+from kb.io.logs import misslog, routelogs
 from kb.io.notes.indexer import IndexFailure, index_bases
 from kb.io.notes.walk import WalkError, expand_roots, read_text
 from kb.io.promotion import rejectlog

@@ -235,7 +235,7 @@ class Boot:
         )
 
     def record_abstention(self, asked: str, answer: Answer, j: Judgement) -> None:
-        from kb.io import routelogs
+        from kb.io.logs import routelogs
 
         # A write failure is not reported: boot never writes to stderr (docs/verbs/boot.md).
         routelogs.record_abstention(

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from returns.result import Failure
 
-from kb.io import misslog
 from kb.io.answering.memory import DEFAULT_TOP, Answer, Memory, OpenError
+from kb.io.logs import misslog
 from kb.io.notes.walk import fleet_manifest
 from kb.pure.answering.election import ascii_lower, choose_agent_fused
 from kb.pure.fleet import evaluation, gold, triad

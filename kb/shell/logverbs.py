@@ -1,7 +1,7 @@
 """`kb misroute`, `kb misroutes` and `kb abstentions` (workflow-verbs.md §17).
 
 Typed input in, Outcome out. The formats, checks, folding and wording are kb.pure.logs.routelogs;
-the locked rewrite of a log is kb.io.routelogs. `kb misroute` writes its log at the fleet
+the locked rewrite of a log is kb.io.logs.routelogs. `kb misroute` writes its log at the fleet
 root and nothing else: it names the fleet's agents from a walk of the bases (with the
 private layer), never opening an index, so no base is touched. `kb misroutes` writes
 nothing. `kb abstentions` asks each shown message again through the Memory contract.
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from returns.result import Failure
 
-from kb.io import clock, routelogs
+from kb.io import clock
 from kb.io.answering.memory import DEFAULT_TOP, Memory, OpenError
+from kb.io.logs import routelogs
 from kb.io.notes.walk import WalkError, discover, expand_roots
 from kb.pure.logs import routelogs as logs
 from kb.shell.inputs import AbstentionsInput, MisrouteInput, MisroutesInput

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kb.io import misslog as io_misslog
+from kb.io.logs import misslog as io_misslog
 from kb.pure.logs.logbounds import MAX_TEXT_CHARS
 from kb.pure.notes.names import BIDI_CONTROLS
 from tests.conftest import RunKb

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from kb.io import misslog as misslog_io
 from kb.io.answering.memory import Memory
+from kb.io.logs import misslog as misslog_io
 from kb.pure.answering.verdict import Confidence
 from kb.pure.logs.misslog import Miss, ordered, parse, render
 from tests.conftest import EXAMPLE_FLEET

@@ -29,7 +29,7 @@ def question(worker: int, i: int) -> str:
 
 
 def run(kind: str, worker: int, n: int, root: Path) -> list[str]:
-    from kb.io import misslog, routelogs
+    from kb.io.logs import misslog, routelogs
     from kb.io.promotion import rejectlog
     from kb.io.writing import notewrite
     from kb.pure.logs.routelogs import Filing

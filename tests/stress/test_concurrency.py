@@ -311,7 +311,7 @@ def _data_lines(text: str) -> list[str]:
 
 
 def test_the_miss_log_counts_every_refusal(storm: Storm) -> None:
-    from kb.io import misslog
+    from kb.io.logs import misslog
 
     want: collections.Counter[str] = collections.Counter()
     for role in ("route-miss", "boot-gap"):
@@ -335,7 +335,7 @@ def test_the_miss_log_counts_every_refusal(storm: Storm) -> None:
 
 
 def test_the_misroute_log_counts_every_filing(storm: Storm) -> None:
-    from kb.io import routelogs
+    from kb.io.logs import routelogs
 
     want: collections.Counter[tuple[str, str]] = collections.Counter()
     for r in storm.ok("misroute"):
@@ -351,7 +351,7 @@ def test_the_misroute_log_counts_every_filing(storm: Storm) -> None:
 
 
 def test_the_abstention_log_counts_every_gap(storm: Storm) -> None:
-    from kb.io import routelogs
+    from kb.io.logs import routelogs
 
     want: collections.Counter[str] = collections.Counter()
     for r in storm.ok("boot-gap"):

@@ -92,7 +92,7 @@ def _expected_questions() -> collections.Counter[str]:
 
 @pytest.mark.parametrize("dead_lock", [False, True], ids=["clean", "dead-lock-left"])
 def test_concurrent_refusals_are_all_counted(tmp_path: Path, dead_lock: bool) -> None:
-    from kb.io import misslog
+    from kb.io.logs import misslog
 
     log = tmp_path / "kb-misses.txt"
     if dead_lock:
@@ -107,7 +107,7 @@ def test_concurrent_refusals_are_all_counted(tmp_path: Path, dead_lock: bool) ->
 
 
 def test_concurrent_misroutes_are_all_counted(tmp_path: Path) -> None:
-    from kb.io import routelogs
+    from kb.io.logs import routelogs
 
     assert _hammer("misroutes", tmp_path, tmp_path) == []
     rows = routelogs.load_misroutes(tmp_path / "kb-misroutes.txt")
@@ -116,7 +116,7 @@ def test_concurrent_misroutes_are_all_counted(tmp_path: Path) -> None:
 
 
 def test_concurrent_abstentions_are_all_counted(tmp_path: Path) -> None:
-    from kb.io import routelogs
+    from kb.io.logs import routelogs
 
     assert _hammer("abstentions", tmp_path, tmp_path) == []
     rows = routelogs.load_abstentions(tmp_path / "kb-abstentions.txt")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from kb.io import misslog, routelogs
 from kb.io.files import deferred
 from kb.io.files.lockfile import lock_path, locked
+from kb.io.logs import misslog, routelogs
 from kb.io.promotion import rejectlog
 from kb.pure.logs.routelogs import Filing
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from kb.io import misslog, routelogs
 from kb.io.files import lockfile
 from kb.io.files.lockfile import LockBusy, release_lock, take_lock
+from kb.io.logs import misslog, routelogs
 from kb.io.promotion import rejectlog
 from kb.pure.logs.routelogs import Filing
 

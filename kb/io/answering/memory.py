@@ -766,7 +766,7 @@ class Memory:
             return None
         looked_like = tuple(self.suggest(question))
         today = clock.today_utc()
-        from kb.io import misslog  # only a refusal writes the miss log
+        from kb.io.logs import misslog  # only a refusal writes the miss log
         from kb.pure.logs.logbounds import loggable
 
         log = misslog.log_path(self.opened[0])

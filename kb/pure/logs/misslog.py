@@ -11,7 +11,7 @@ Rules of this module:
   one, and a torn last line (a writer killed mid-line) reads as whatever fields it still has
   or as nothing.
 - Bounded (issue 24, kb.pure.logs.logbounds): a recorded question is cut to the characters the
-  router reads (the writer, kb.io.misslog, scrubbed it of secrets first), a row left longer
+  router reads (the writer, kb.io.logs.misslog, scrubbed it of secrets first), a row left longer
   by an older kb is cut too (rows that then read the same fold, counts added), and past
   2,000 rows or 1 MiB the least asked, oldest rows are dropped, never the one just recorded.
 """

@@ -28,7 +28,7 @@ Rules of this module:
 - The read-back reports show every value read from a log through `printable`, so a control
   character a hand edit left in a field cannot split or overwrite a report line.
 - Bounded (issue 24, kb.pure.logs.logbounds): every field a row is recorded with is cut to the
-  characters the router reads of a question (the writer, kb.io.routelogs, scrubbed the
+  characters the router reads of a question (the writer, kb.io.logs.routelogs, scrubbed the
   message, the subject, the reason and the why of secrets first); a field an older kb left
   longer is cut when the log is next recorded (rows that then share a key fold); past 2,000
   rows or 1 MiB the least filed, oldest rows are dropped, never the one just recorded.
@@ -448,7 +448,7 @@ def abstention_line(
               nothing scored; at most three are written, each as `name score:.1`.
     today:    `YYYY-MM-DD` (UTC), passed in: this module reads no clock.
 
-    A writer that folds (`record_abstention`, or kb.io.routelogs) is preferred; a log that
+    A writer that folds (`record_abstention`, or kb.io.logs.routelogs) is preferred; a log that
     holds several rows for one subject is still read correctly, the rows fold on reading.
     """
     return render_abstention(
