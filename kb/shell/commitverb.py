@@ -1,9 +1,9 @@
-"""`kb commit`: the verb's run function over kb.io.git."""
+"""`kb commit`: the verb's run function over kb.io.fleet.git."""
 
 from __future__ import annotations
 
-from kb.io.git import CommitError
-from kb.io.git import commit as git_commit
+from kb.io.fleet.git import CommitError
+from kb.io.fleet.git import commit as git_commit
 from kb.shell.inputs import CommitInput
 from kb.shell.outcome import Outcome
 

@@ -7,7 +7,7 @@ import os
 
 from attrs import evolve
 
-from kb.io.doctor import gather
+from kb.io.fleet.doctor import gather
 from kb.pure.fleet.doctor import checks, exit_code, render
 from kb.shell.inputs import DoctorInput
 from kb.shell.outcome import Outcome

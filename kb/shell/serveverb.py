@@ -3,7 +3,7 @@ loopback interface until interrupted."""
 
 from __future__ import annotations
 
-from kb.io.extras import MISSING_EXTRA_EXIT, missing, needs_line
+from kb.io.fleet.extras import MISSING_EXTRA_EXIT, missing, needs_line
 from kb.shell.inputs import ServeInput
 from kb.shell.outcome import Outcome
 

@@ -1,7 +1,8 @@
 """`kb sync` and `kb merge-driver`: one fleet across machines, through git.
 
 Typed input in, Outcome out. The merges are kb.pure.fleet.merge, what is kb's own and what is
-reported kb.pure.fleet.syncplan; the file and git work is kb.io.mergedriver and kb.io.sync.
+reported kb.pure.fleet.syncplan; the file and git work is kb.io.fleet.mergedriver and
+kb.io.fleet.sync.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from kb.shell.outcome import Outcome
 def merge_driver(inp: MergeDriverInput) -> Outcome:
     """Exit 0 when the merge is clean, 1 when it conflicted (git's contract), 2 for a kind
     that does not exist."""
-    from kb.io.mergedriver import DriverError, merge_files
+    from kb.io.fleet.mergedriver import DriverError, merge_files
 
     if inp.kind not in KINDS:
         return Outcome(
@@ -51,8 +52,8 @@ def merge_driver(inp: MergeDriverInput) -> Outcome:
 
 
 def sync(inp: SyncInput) -> Outcome:
-    from kb.io.sync import SyncFailure
-    from kb.io.sync import sync as run_sync
+    from kb.io.fleet.sync import SyncFailure
+    from kb.io.fleet.sync import sync as run_sync
 
     try:
         done = run_sync(inp.fleet, inp.remote, inp.all, sys.executable)

@@ -1,7 +1,7 @@
 """`kb trust`: approve the model commands fleet.txt names, on this machine (kb.pure.fleet.trust).
 
 Typed input in, Outcome out; the rules are kb.pure.fleet.trust's, the facts and the approvals
-file kb.io.trust's.
+file kb.io.fleet.trust's.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from kb.shell.outcome import Outcome
 def trust(inp: TrustInput) -> Outcome:
     from pathlib import Path
 
-    from kb.io.trust import approve_all, examine
+    from kb.io.fleet.trust import approve_all, examine
     from kb.pure.fleet import trust as rules
 
     root = Path(inp.path)

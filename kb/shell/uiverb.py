@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kb.io.extras import MISSING_EXTRA_EXIT, missing, needs_line
+from kb.io.fleet.extras import MISSING_EXTRA_EXIT, missing, needs_line
 from kb.shell.inputs import UiInput
 from kb.shell.outcome import Outcome
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from kb.io.doctor import running_kb
+from kb.io.fleet.doctor import running_kb
 from kb.shell.table import usage_of
 from tests.conftest import EXAMPLE_FLEET, REPO, check_golden
 

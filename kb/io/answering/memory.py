@@ -782,7 +782,7 @@ class Memory:
     def list(self, facets: Facets | None = None) -> list[Row]:
         """The files in scope that pass `facets` (all of them without)."""
         # Imported here, as in describe and fleet_card: a question never lists nor describes.
-        from kb.io.listing import rows_of
+        from kb.io.fleet.listing import rows_of
 
         return rows_of(self.bases, facets)
 
@@ -795,6 +795,6 @@ class Memory:
     @serialised
     def fleet_card(self) -> tuple[Card, tuple[Member, ...]]:
         """The fleet's card and its members, from the manifests (what `kb fleet` prints)."""
-        from kb.io.listing import card_of
+        from kb.io.fleet.listing import card_of
 
         return card_of(self.opened[0], self.bases, self.include_private)

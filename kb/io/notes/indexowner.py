@@ -26,7 +26,7 @@ import functools
 import os
 from pathlib import Path
 
-from kb.io.gitdir import repository_of
+from kb.io.fleet.gitdir import repository_of
 
 KEY_NAME = "kb-index-key"
 KEY_BYTES = 32

@@ -2,7 +2,7 @@
 
 The classifier, answerer, promoter and reviewer are all run the same way:
 - A command fleet.txt names that came with a pull and was not approved on this machine
-  (`kb trust`, kb.io.trust) is not run at all: it "did not answer", and the reason says
+  (`kb trust`, kb.io.fleet.trust) is not run at all: it "did not answer", and the reason says
   it awaits approval.
 - The command line is split into shell words (POSIX rules, `shlex.split`); no shell ever
   runs it, so a `;` or a `$()` in fleet.txt is an argument, not a second command.
@@ -115,7 +115,7 @@ def run_model(command_line: str, prompt: str, fleet_root: Path, timeout: float) 
         return ModelReply(None, reason, time.monotonic() - start)
 
     # A command that came with a pull is not run until this machine's user approves it.
-    from kb.io.trust import refusal
+    from kb.io.fleet.trust import refusal
 
     unapproved = refusal(command_line, fleet_root)
     if unapproved is not None:

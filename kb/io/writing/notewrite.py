@@ -64,7 +64,7 @@ def read_stdin() -> str:
 
 # A write holds its map's lock for milliseconds; `kb write` is a deliberate act, so it waits
 # long for a busy map rather than fail (a dead writer's lock is taken over within seconds).
-# `kb sync` holds every map while it rebases (kb.io.sync): measured up to 6 s on a 2-core box
+# `kb sync` holds every map while it rebases (kb.io.fleet.sync): measured up to 6 s on a 2-core box
 # at load 7, and past 10 s at load 11, where the former 10 s wait failed 13 writes in four
 # minutes (tests/sync/test_three_clones.py, long form).
 MAP_LOCK_WAIT_S = 60.0

@@ -1,4 +1,4 @@
-"""`kb doctor`: whether a setup works, judged from facts kb.io.doctor gathered.
+"""`kb doctor`: whether a setup works, judged from facts kb.io.fleet.doctor gathered.
 
 The rules, in the order the lines are printed:
 
@@ -292,7 +292,7 @@ PROBED_VERBS = ("boot", "capture")
 
 
 def probed(words: Sequence[str]) -> bool:
-    """Whether `kb doctor` runs this kb hook command once (kb.io.doctor)."""
+    """Whether `kb doctor` runs this kb hook command once (kb.io.fleet.doctor)."""
     return kb_verb(words) in PROBED_VERBS
 
 

@@ -52,7 +52,7 @@ machines' records, so a counted log adds them up like any others (`merge(b, a, a
 every row of `a` twice less the base's): a counter never loses one side's records, whatever
 git does. Git never runs a driver when both sides hold the same text (it takes that text),
 so `kb sync` also merges the counted logs itself from the merge base (`merge_counts`) and
-commits the difference (kb.io.sync). Only the wholly unchanged case is taken as it stands
+commits the difference (kb.io.fleet.sync). Only the wholly unchanged case is taken as it stands
 (`merge(a, a, a) == a`, and a side equal to the base yields the other side).
 
 Counts are validated before anything is added: a row a side added or changed whose count
@@ -61,7 +61,7 @@ a conflict that names the file, the side and the line, with ours left as it was.
 skip such a row (a negative one, or a sum past 18 digits), so adding it would make rows
 vanish from `kb misses`; a count that is not a number at all is left to the reader's own
 forgiving rules. Text that is not UTF-8 reaches these functions with its bytes kept as lone
-surrogates (kb.io.mergedriver decodes with `surrogateescape`), and comes out the same.
+surrogates (kb.io.fleet.mergedriver decodes with `surrogateescape`), and comes out the same.
 
 The counted logs (`merge_log`): kb-misroutes.txt, kb-abstentions.txt, kb-rejections.txt,
 kb-alias-rejections.txt. Each is one row per distinct record with a count and two dates,

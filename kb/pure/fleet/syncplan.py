@@ -1,6 +1,6 @@
 """`kb sync`: which files are kb's own, how git is told to merge them, and what is reported.
 
-The git plumbing is kb.io.sync; every decision it needs is here.
+The git plumbing is kb.io.fleet.sync; every decision it needs is here.
 
 Rules of this module:
 - kb's own files are the miss log and the four counted logs (by file name, anywhere in the
@@ -369,7 +369,7 @@ class Report:
     reindexed: tuple[str, ...]
     pushed: int
     stash_kept: bool = False  # the autostash did not apply cleanly and is kept in git stash
-    # What this run undid of a sync that was killed (kb.io.syncrecover), first line first.
+    # What this run undid of a sync that was killed (kb.io.fleet.syncrecover), first line first.
     recovered: tuple[str, ...] = ()
     # The model commands fleet.txt names that await approval (kb.pure.fleet.trust), as roles,
     # and the fleet root `kb trust` is to be run on.

@@ -1,5 +1,5 @@
 """Which model commands named in fleet.txt may run: the rules behind `kb trust` (issue 24,
-F21). The facts (git's state, the files' bytes, the approvals on disk) are kb.io.trust's.
+F21). The facts (git's state, the files' bytes, the approvals on disk) are kb.io.fleet.trust's.
 
 A fleet names a command for each model role (classifier, answerer, promoter, reviewer and
 the reading room's chat: kb.pure.fleet.doctor.MODEL_ROLES). `kb boot` runs the classifier on
@@ -101,7 +101,7 @@ def digest(line: str, files: Iterable[Named]) -> str:
 
 @frozen
 class Facts:
-    """What kb.io.trust found for one command."""
+    """What kb.io.fleet.trust found for one command."""
 
     in_repository: bool
     fetched: bool  # the repository has a remote, or has fetched (FETCH_HEAD)

@@ -52,7 +52,7 @@ async def chat_events(reader: Reader, message: str, session: str) -> AsyncIterat
         except ValueError as e:
             refusal = f"the chat command line cannot be split: {e}"
     if refusal is None and command is not None:
-        from kb.io.trust import refusal as unapproved  # fleet.txt's, when it came with a pull
+        from kb.io.fleet.trust import refusal as unapproved  # fleet.txt's, when it came with a pull
 
         refusal = unapproved(command, Path(reader.room.first_root))
     if refusal is not None:

@@ -1,6 +1,6 @@
 """The facts `kb trust`'s rules need (kb.pure.fleet.trust), gathered, and approvals recorded.
 
-For a fleet root: the repository it is in (kb.io.gitdir, no git process), the command
+For a fleet root: the repository it is in (kb.io.fleet.gitdir, no git process), the command
 lines its fleet.txt names, the files each line names inside the repository (their bytes'
 SHA-256, on disk and in HEAD), whether the repository has ever fetched, whether a merge or
 rebase is in progress, and `.git/kb-trust`. HEAD's side is read with one
@@ -22,7 +22,7 @@ from attrs import frozen
 from kb.io import clock
 from kb.io.files.atomic import write_atomic
 from kb.io.files.lockfile import LockBusy, locked, read_or_empty
-from kb.io.gitdir import Repository, repository_of
+from kb.io.fleet.gitdir import Repository, repository_of
 from kb.io.notes.walk import read_text
 from kb.pure.fleet import trust as rules
 from kb.pure.fleet.trust import Command, Facts, Named, Verdict

@@ -5,7 +5,7 @@ One run, in order:
 1. Find the repository, its branch and the remote (`--remote`, else the branch's upstream,
    else the only remote). No repository, no branch, no remote: one line, nothing written.
    Take the sync lock (`.git/kb-sync.lock`; another live sync: one line). A state file a
-   killed sync left (`.git/kb-sync.state`) is recovered from first (kb.io.syncrecover):
+   killed sync left (`.git/kb-sync.state`) is recovered from first (kb.io.fleet.syncrecover):
    its git locks removed, its rebase undone, its recount made, its re-index redone.
 2. Set up, every run (each step is skipped when already done): `.gitattributes` and
    `.git/info/attributes` name kb's drivers, `.git/info/exclude` lists `.kb/` and kb's
@@ -48,7 +48,6 @@ from pathlib import Path
 
 from attrs import evolve, frozen
 
-from kb.io import syncrecover
 from kb.io.files.atomic import crash_point, write_atomic
 from kb.io.files.deferred import Fold, fold_pending
 from kb.io.files.lockfile import (
@@ -59,18 +58,19 @@ from kb.io.files.lockfile import (
     release_lock,
     take_lock,
 )
-from kb.io.git import TREE_LOCK_NAME, TREE_LOCK_WAIT_S
+from kb.io.fleet import syncrecover
+from kb.io.fleet.git import TREE_LOCK_NAME, TREE_LOCK_WAIT_S
+from kb.io.fleet.syncgit import SyncFailure as SyncFailure
+from kb.io.fleet.syncgit import git as _git
+from kb.io.fleet.syncgit import is_ancestor as _is_ancestor
+from kb.io.fleet.syncgit import last_line as _last_line
+from kb.io.fleet.syncgit import ref as _ref
+from kb.io.fleet.syncgit import run as _run
+from kb.io.fleet.syncrecover import RecoveryFailure, State
 from kb.io.logs import misslog, routelogs
 from kb.io.notes.indexer import IndexFailure, index_bases
 from kb.io.notes.walk import WalkError, expand_roots, read_text
 from kb.io.promotion import rejectlog
-from kb.io.syncgit import SyncFailure as SyncFailure
-from kb.io.syncgit import git as _git
-from kb.io.syncgit import is_ancestor as _is_ancestor
-from kb.io.syncgit import last_line as _last_line
-from kb.io.syncgit import ref as _ref
-from kb.io.syncgit import run as _run
-from kb.io.syncrecover import RecoveryFailure, State
 from kb.pure.fleet import syncplan
 from kb.pure.fleet.merge import count_line, count_problem, merge_counts
 from kb.pure.fleet.syncplan import Place, Refused, Report
@@ -427,7 +427,7 @@ def _counted(
 def _recount(repo: _Repo, counts: dict[str, str]) -> list[str]:
     """Put right, and commit, each counted log the rebase left other than `counts` says.
     Under the logs' locks, so the working tree holds what the rebase left; a sync killed
-    before this commit is recounted by the next one (kb.io.syncrecover)."""
+    before this commit is recounted by the next one (kb.io.fleet.syncrecover)."""
     fixed = [rel for rel, text in counts.items() if _read_kept(repo.top / rel) != text]
     for rel in fixed:
         write_atomic(repo.top / rel, counts[rel], errors="surrogateescape")
@@ -526,7 +526,7 @@ def _fleet(repo: _Repo) -> _Fleet:
 
 
 def _recover(repo: _Repo, fleet: _Fleet) -> syncrecover.Recovered:
-    """Undo what a killed sync left (kb.io.syncrecover), under kb's locks: what was undone,
+    """Undo what a killed sync left (kb.io.fleet.syncrecover), under kb's locks: what was undone,
     and what is still to re-index. Nothing when no sync was killed."""
     dead = syncrecover.read_state(repo.git_dir)
     if dead is None:
@@ -576,7 +576,7 @@ def _sync(
     upstream = f"{chosen}/{remote_branch}"
     tracking = f"refs/remotes/{chosen}/{remote_branch}"
     branch = _run(repo.top, "symbolic-ref", "-q", "--short", "HEAD").stdout.strip()
-    # Read by the next sync if this one is killed (kb.io.syncrecover); removed at the end.
+    # Read by the next sync if this one is killed (kb.io.fleet.syncrecover); removed at the end.
     state = State(os.getpid(), time.time(), branch)
     tracked = _tracked_index(repo)
     if tracked:
@@ -668,7 +668,7 @@ def _sync(
             "your commits are safe here, run kb sync again"
         )
     crash_point("sync.done")
-    from kb.io.trust import examine
+    from kb.io.fleet.trust import examine
 
     awaiting = tuple(j.command.role for j in examine(repo.fleet, record=False).awaiting)
     report = Report(
@@ -731,7 +731,7 @@ def _reindex(
     roots = tuple(str(root) for name, root in bases if name in names)
     if not roots:
         return None
-    # A kill while indexing leaves these for the next sync to index (kb.io.syncrecover).
+    # A kill while indexing leaves these for the next sync to index (kb.io.fleet.syncrecover).
     _note(repo, evolve(state, stage="reindex", reindex=roots))
     crash_point("sync.reindexing")
     error = _reindex_roots(bases, roots, include_private, done)

@@ -65,7 +65,7 @@ KB_LOCK_PREFIX = "kb-"
 REBASE_DIRS = ("rebase-merge", "rebase-apply")
 KEPT = "kb sync: changes put aside by an interrupted sync"
 
-# Runs git in the work tree with these arguments, as kb.io.sync runs it.
+# Runs git in the work tree with these arguments, as kb.io.fleet.sync runs it.
 Run = Callable[..., CompletedProcess[str]]
 
 
@@ -247,7 +247,7 @@ def recover(
     """Undo what the dead sync `state` names left behind (module docstring). `git_dirs` is
     the work tree's git directory, then the common one when they differ; `folders` are the
     folders kb's own files live in (the fleet root, each base's root); `run(*args)` runs git
-    in `top` as kb.io.sync runs it."""
+    in `top` as kb.io.fleet.sync runs it."""
     git_dir = git_dirs[0]
     done: list[str] = []
     _wait_for_git(top, git_dirs, state.started)

@@ -5,7 +5,7 @@ without it). A failure that mentions index.lock is another git process mid-commi
 is retried with backoff for about three seconds before giving up.
 
 Before committing, the model commands of every fleet.txt at or above a committed path that
-are this user's own uncommitted edit are approved (kb.io.trust), so committing them does
+are this user's own uncommitted edit are approved (kb.io.fleet.trust), so committing them does
 not make them await approval as if they had come with a pull.
 
 The commit runs under the repository's tree lock (`.git/kb-tree.lock`, kb.io.files.lockfile), the
@@ -106,7 +106,7 @@ def commit(paths: Sequence[str], message: str | None) -> str:
     rels = [_relative(p, repo) for p in paths]
     # An edit of fleet.txt's model commands committed here is this user's own: approved
     # before it is committed, after which nothing tells it from one that came with a pull.
-    from kb.io.trust import note_own
+    from kb.io.fleet.trust import note_own
 
     with contextlib.suppress(OSError):
         note_own(paths)

@@ -1,7 +1,7 @@
 """The git binary as `kb sync` runs it: one environment for every call, git's own reason in
 one line when a call fails, and the few questions sync asks of refs.
 
-Apart from kb.io.sync so that the sync's order of steps reads without the plumbing under it.
+Apart from kb.io.fleet.sync so that the sync's order of steps reads without the plumbing under it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from kb.io.git import LOCK_BACKOFF_MS
+from kb.io.fleet.git import LOCK_BACKOFF_MS
 from kb.pure.notes.names import printable
 
 

@@ -2,7 +2,7 @@
 
 kb keeps two things of its own in a repository's git directory, which no push or pull ever
 carries: the key that marks the indexes this machine wrote (kb.io.notes.indexowner) and the
-model commands its user approved (kb.io.trust). Both are looked up on paths every verb
+model commands its user approved (kb.io.fleet.trust). Both are looked up on paths every verb
 opens, so the repository is found the way git finds it, in Python, and remembered for the
 process:
 

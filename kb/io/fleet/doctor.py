@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.io.answering.memory import Memory, OpenError
-from kb.io.extras import missing, needs_line
+from kb.io.fleet.extras import missing, needs_line
 from kb.io.notes.walk import expand_roots, fleet_manifest, looks_like_a_base
 from kb.pure.fleet.doctor import (
     MODEL_ROLES,
@@ -354,8 +354,8 @@ def fleet_facts(given: str, include_private: bool) -> FleetFacts:
 
 def tracked_index(folder: Path) -> tuple[str, ...]:
     """Paths under a `.kb/` folder that the git repository holding `folder` tracks; () in no
-    repository (found without git: kb.io.gitdir), or when git cannot say."""
-    from kb.io.gitdir import repository_of
+    repository (found without git: kb.io.fleet.gitdir), or when git cannot say."""
+    from kb.io.fleet.gitdir import repository_of
 
     repo = repository_of(str(folder))
     if repo is None:
@@ -374,7 +374,7 @@ def tracked_index(folder: Path) -> tuple[str, ...]:
 
 
 def model_facts(given: str, env: Mapping[str, str]) -> tuple[ModelFacts, ...]:
-    from kb.io.trust import examine  # looks only: doctor records no approval
+    from kb.io.fleet.trust import examine  # looks only: doctor records no approval
 
     manifest = fleet_manifest(given)
     judged = {j.command.role: j.verdict for j in examine(Path(given), record=False).judged}
