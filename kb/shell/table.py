@@ -308,7 +308,7 @@ COMMANDS += (
         "ui",
         ("kb ui [path]... [--port N] [--all]",),
         "UiInput",
-        "kb.shell.uiverb:ui",
+        "kb.shell.ui.uiverb:ui",
         summary="Serve the reading room, a local page over the same memory, on 127.0.0.1.",
     ),
 )
