@@ -49,7 +49,7 @@ def _call(proc: subprocess.Popen[str], n: int, question: str) -> float:
 
 def _start(fleet: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "kb.shell.main", "serve", str(fleet)],
+        [sys.executable, "-m", "kb.shell.cli.main", "serve", str(fleet)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -60,7 +60,7 @@ def _start(fleet: Path, env: dict[str, str]) -> subprocess.Popen[str]:
 
 def measure(name: str, fleet: Path, calls: int, env: dict[str, str], settle: float) -> str:
     subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "index", str(fleet)],
+        [sys.executable, "-m", "kb.shell.cli.main", "index", str(fleet)],
         check=True,
         capture_output=True,
         env=env,

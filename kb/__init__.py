@@ -20,7 +20,7 @@ import importlib
 from kb.version import __version__
 
 # Not `typing`: every `kb` process imports this package first, and typing costs 2.3 ms of the
-# thin client's budget (kb.shell.client). mypy reads any name TYPE_CHECKING as true.
+# thin client's budget (kb.shell.cli.client). mypy reads any name TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

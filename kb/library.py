@@ -100,8 +100,8 @@ def write_note(
     body's own `# ` heading, or a title derived from its first line); the new note's path.
     Raises `WriteRefused` with `kb write`'s message when it would refuse."""
     from kb.pure.writing import notewrite as nw
+    from kb.shell.cli.inputs import WriteInput
     from kb.shell.initwrite import write_note as run
-    from kb.shell.inputs import WriteInput
 
     done = run(
         WriteInput(

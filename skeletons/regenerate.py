@@ -24,7 +24,7 @@ def generate(fleet: Path) -> None:
     """Write both skeletons into `fleet/fleet/` with the real CLI."""
     for args in (["init", "skeleton", str(fleet)], ["init", "--person", str(fleet)]):
         done = subprocess.run(
-            [sys.executable, "-m", "kb.shell.main", *args], capture_output=True, text=True
+            [sys.executable, "-m", "kb.shell.cli.main", *args], capture_output=True, text=True
         )
         if done.returncode != 0:
             raise SystemExit(f"kb {' '.join(args)} failed: {done.stderr.strip()}")

@@ -74,7 +74,7 @@ def kb(tmp_path: Path) -> RunKb:
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
         full_env.update(env or {})
         proc = subprocess.run(
-            [sys.executable, "-m", "kb.shell.main", *args],
+            [sys.executable, "-m", "kb.shell.cli.main", *args],
             cwd=cwd or tmp_path,
             env=full_env,
             input=stdin,

@@ -64,7 +64,7 @@ def kb(args: Sequence[str], cwd: Path) -> Result:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     env["HOME"] = str(cwd)
     proc = subprocess.run(
-        [*prefix, sys.executable, "-m", "kb.shell.main", *args],
+        [*prefix, sys.executable, "-m", "kb.shell.cli.main", *args],
         cwd=cwd,
         env=env,
         capture_output=True,

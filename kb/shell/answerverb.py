@@ -32,8 +32,8 @@ from kb.pure.notes.paths import layer_of
 from kb.pure.render.jsonout import dumps
 from kb.pure.roles import answer as core
 from kb.pure.sessions.blocks import strip_keyword_lines
-from kb.shell.inputs import AnswerInput
-from kb.shell.outcome import NOTHING_EXIT, Outcome
+from kb.shell.cli.inputs import AnswerInput
+from kb.shell.cli.outcome import NOTHING_EXIT, Outcome
 from kb.shell.readverbs import open_warnings
 
 NEEDS_QUESTION = "kb: answer needs a question\n\n"
@@ -41,7 +41,7 @@ NEEDS_QUESTION = "kb: answer needs a question\n\n"
 
 def answer(inp: AnswerInput, err: TextIO | None = None) -> Outcome:
     if not inp.question.strip():
-        from kb.shell.table import usage_of
+        from kb.shell.cli.table import usage_of
 
         return Outcome(stdout=usage_of("answer"), stderr=NEEDS_QUESTION, code=2)
     paths = list(inp.paths) or ["."]

@@ -32,11 +32,11 @@ from kb.pure.sessions.bootinput import (
     strip_envelopes,
 )
 from kb.pure.sessions.sessionname import safe_session
-from kb.shell.bootinputs import BootInput
+from kb.shell.cli.bootinputs import BootInput
 
 if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms
-    from kb.shell.inputs import BlocksInput
-from kb.shell.outcome import Outcome
+    from kb.shell.cli.inputs import BlocksInput
+from kb.shell.cli.outcome import Outcome
 
 # A pasted log can be hundreds of lines; each sub-question is one more `ask`. The first
 # dozen is where a compound question's parts are.

@@ -12,8 +12,8 @@ from __future__ import annotations
 from kb.io.notes.walk import BaseSnapshot
 from kb.io.writing.checker import discover_fleet, read_base
 from kb.pure.writing.checks import Unreadable, fleet_check, fleet_stems, judge_base
-from kb.shell.inputs import CheckInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import CheckInput
+from kb.shell.cli.outcome import Outcome
 
 
 def check(inp: CheckInput) -> Outcome:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from kb.io.fleet.git import CommitError
 from kb.io.fleet.git import commit as git_commit
-from kb.shell.inputs import CommitInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import CommitInput
+from kb.shell.cli.outcome import Outcome
 
 
 def commit(inp: CommitInput) -> Outcome:

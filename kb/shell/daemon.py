@@ -1,9 +1,9 @@
 """`kb daemon start|stop|status`, and the resident kb itself (issue 27, decision 0036).
 
 One daemon per fleet root (its real path). It listens on a Unix socket in the user's
-runtime directory (kb.shell.client names and checks it), answers each connection from its
+runtime directory (kb.shell.cli.client names and checks it), answers each connection from its
 own uid only (SO_PEERCRED), and runs the very verb the command table runs, through
-kb.shell.main.run, against fleets it holds open: `Memory.open` inside a request is handed a
+kb.shell.cli.main.run, against fleets it holds open: `Memory.open` inside a request is handed a
 warm Memory (kb.io.answering.memory.set_resident), one per (cwd, paths as given, scope), so `--all`
 is a property of a request and never of the daemon. Requests are answered one at a time:
 a verb reads the process's cwd, environment and stdin, which a request sets and restores.
@@ -35,14 +35,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kb.shell import client
-from kb.shell.outcome import Outcome
+from kb.shell.cli import client
+from kb.shell.cli.outcome import Outcome
 
 if TYPE_CHECKING:
     from kb.io.answering.live import LiveMemory
     from kb.io.answering.memory import Memory
     from kb.pure.fleet.doctor import DaemonFacts
-    from kb.shell.inputs import DaemonInput
+    from kb.shell.cli.inputs import DaemonInput
 
 # Thirty minutes: a working session's pauses (reading, a meeting) rarely pass it, and an
 # idle daemon of the example fleet holds about 40 MB. `daemon-idle = <minutes>` in fleet.txt
@@ -88,7 +88,7 @@ NETWORK_FUSE = ("fuse.sshfs", "fuse.rclone", "fuse.s3fs", "fuse.gcsfuse")
 
 
 def daemon(inp: DaemonInput) -> Outcome:
-    from kb.shell.table import usage_of
+    from kb.shell.cli.table import usage_of
 
     root = os.path.realpath(inp.path)
     if not os.path.isdir(root):
@@ -706,7 +706,7 @@ class Daemon:
         return op == "run"
 
     def _run(self, request: dict[str, Any]) -> dict[str, Any]:
-        from kb.shell.main import run
+        from kb.shell.cli.main import run
 
         argv, cwd, env, raw = (request.get(k) for k in ("argv", "cwd", "env", "stdin"))
         if not isinstance(argv, list) or not isinstance(cwd, str) or not isinstance(env, dict):

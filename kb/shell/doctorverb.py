@@ -9,8 +9,8 @@ from attrs import evolve
 
 from kb.io.fleet.doctor import gather
 from kb.pure.fleet.doctor import checks, exit_code, render
-from kb.shell.inputs import DoctorInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import DoctorInput
+from kb.shell.cli.outcome import Outcome
 
 
 def doctor(inp: DoctorInput) -> Outcome:

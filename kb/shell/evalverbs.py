@@ -25,8 +25,8 @@ from kb.pure.logs import nearmiss
 from kb.pure.notes.plural import counted
 from kb.pure.promotion import aliasgate
 from kb.pure.render.jsonout import dumps
-from kb.shell.inputs import EvalInput, MissesInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import EvalInput, MissesInput
+from kb.shell.cli.outcome import Outcome
 from kb.shell.readverbs import open_warnings
 
 APPLY_NEEDS_GOLD = (

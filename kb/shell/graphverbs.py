@@ -25,8 +25,8 @@ from kb.pure.writing.graph import (
     overview,
     walk,
 )
-from kb.shell.inputs import GraphInput, LinksInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import GraphInput, LinksInput
+from kb.shell.cli.outcome import Outcome
 from kb.shell.readverbs import open_warnings
 
 

@@ -29,8 +29,8 @@ from kb.pure.promotion.rejections import ascii_lower
 from kb.pure.roles import extract as ex
 from kb.pure.roles import ingest as core
 from kb.pure.sessions.handoff import cut_bytes
-from kb.shell.inputs import IngestInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import IngestInput
+from kb.shell.cli.outcome import Outcome
 from kb.shell.promotion import FleetEffects, deposit, models, say, unreachable_of
 from kb.shell.readverbs import open_warnings
 

@@ -13,14 +13,14 @@ from pathlib import Path
 from kb.pure.notes.names import is_plain_component, is_usable_name, printable
 from kb.pure.writing import notewrite as nw
 from kb.pure.writing import skeleton as sk
-from kb.shell.inputs import InitInput, WriteInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import InitInput, WriteInput
+from kb.shell.cli.outcome import Outcome
 
 INIT_NEEDS = "kb: init needs a name for the agent"
 
 
 def _usage_error(verb: str, line: str) -> Outcome:
-    from kb.shell.table import usage_of
+    from kb.shell.cli.table import usage_of
 
     return Outcome(stdout=usage_of(verb), stderr=f"{line}\n\n", code=2)
 

@@ -31,8 +31,8 @@ from kb.pure.render import panelrender as render
 from kb.pure.roles import panel as pn
 from kb.pure.sessions import blocks as blockspure
 from kb.pure.writing.notewrite import join
-from kb.shell.inputs import PanelInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import PanelInput
+from kb.shell.cli.outcome import Outcome
 
 
 def _refuse(message: str, code: int = 2) -> Outcome:

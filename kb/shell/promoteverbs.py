@@ -17,8 +17,8 @@ from kb.io.promotion import promotelock, rejectlog
 from kb.io.roles.model import model_timeout
 from kb.pure.promotion import promoterun, rejections
 from kb.pure.promotion.promotereport import promote_stdout, unreachable_stderr
-from kb.shell.inputs import PromoteInput, RejectionsInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import PromoteInput, RejectionsInput
+from kb.shell.cli.outcome import Outcome
 from kb.shell.promotion import (
     FleetEffects,
     deposits_of,

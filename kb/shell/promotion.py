@@ -34,7 +34,7 @@ from kb.pure.promotion.promoteprompts import evidence_of, evidence_text
 from kb.pure.promotion.promoterun import Deposit, Failed, WriteRefused, WriteResult, Written
 from kb.pure.promotion.rejections import Row
 from kb.pure.writing import notewrite as nw
-from kb.shell.inputs import WriteInput
+from kb.shell.cli.inputs import WriteInput
 
 EVIDENCE_OVERSAMPLE = 3  # short-memory results are dropped from the evidence; ask for more
 

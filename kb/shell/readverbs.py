@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 from kb.io.answering.memory import Answer, Memory, OpenError, RecallLoss
 
 if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms
-    from kb.shell.hotinputs import RouteInput
-    from kb.shell.inputs import IndexInput
-    from kb.shell.listinputs import FleetInput, ListInput
+    from kb.shell.cli.hotinputs import RouteInput
+    from kb.shell.cli.inputs import IndexInput
+    from kb.shell.cli.listinputs import FleetInput, ListInput
 # The JSON writer (with `decimal`), the route view and the listing's classes are imported by
 # the functions that use them: each verb of this module builds only the classes it shows.
 from kb.pure.notes.plural import counted
-from kb.shell.outcome import NOTHING_EXIT, Outcome
+from kb.shell.cli.outcome import NOTHING_EXIT, Outcome
 
 REBUILT_WARNING = (
     "kb: an index predated the private column (ADR-0034) and was emptied. Run `kb index`.\n"

@@ -4,8 +4,8 @@ loopback interface until interrupted."""
 from __future__ import annotations
 
 from kb.io.fleet.extras import MISSING_EXTRA_EXIT, missing, needs_line
-from kb.shell.inputs import ServeInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import ServeInput
+from kb.shell.cli.outcome import Outcome
 
 DEFAULT_PORT = 4115  # kb.shell.mcp_http.DEFAULT_PORT; kept here so stdio never imports it
 

@@ -30,8 +30,8 @@ from kb.pure.sessions.session import (
     render_events,
 )
 from kb.pure.writing.notewrite import choose_root, join
-from kb.shell.inputs import CaptureInput, HandoffInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import CaptureInput, HandoffInput
+from kb.shell.cli.outcome import Outcome
 
 # -- kb capture ------------------------------------------------------------------------------
 
@@ -160,7 +160,7 @@ SAVE_ONLY = ("task", "decision", "blocker", "next", "ref", "reference")
 
 def _usage_error(line: str, usage: bool = False) -> Outcome:
     if usage:
-        from kb.shell.table import usage_of
+        from kb.shell.cli.table import usage_of
 
         return Outcome(stdout=usage_of("handoff"), stderr=f"{line}\n\n", code=2)
     return Outcome(stderr=f"{line}\n\n", code=2)

@@ -11,8 +11,8 @@ from kb.io.writing.sources import Added, add_source, gather, joined
 from kb.pure.notes.plural import counted
 from kb.pure.render.jsonout import dumps
 from kb.pure.writing.sources import Draft, Record, bibliography_line, clean_value, csl_item
-from kb.shell.inputs import SourceInput, SourcesInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import SourceInput, SourcesInput
+from kb.shell.cli.outcome import Outcome
 
 ONLY_ADD = "kb: the only source verb is `add`"
 
@@ -41,7 +41,7 @@ def _draft(inp: SourceInput) -> Draft:
 
 def source(inp: SourceInput) -> Outcome:
     if inp.action != "add":
-        from kb.shell.table import usage_of
+        from kb.shell.cli.table import usage_of
 
         return Outcome(stdout=usage_of("source"), stderr=f"{ONLY_ADD}\n\n", code=2)
     at_root = fleet_root_refusal(inp.path)

@@ -12,8 +12,8 @@ import sys
 from kb.pure.fleet.merge import KINDS
 from kb.pure.fleet.syncplan import report_text
 from kb.pure.notes.names import printable
-from kb.shell.inputs import MergeDriverInput, SyncInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import MergeDriverInput, SyncInput
+from kb.shell.cli.outcome import Outcome
 
 
 def merge_driver(inp: MergeDriverInput) -> Outcome:

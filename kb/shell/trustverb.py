@@ -7,8 +7,8 @@ file kb.io.fleet.trust's.
 from __future__ import annotations
 
 from kb.pure.notes.names import printable
-from kb.shell.inputs import TrustInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import TrustInput
+from kb.shell.cli.outcome import Outcome
 
 
 def trust(inp: TrustInput) -> Outcome:

@@ -71,7 +71,7 @@ def test_openai_agents_sdk_lists_and_calls_kb_serve_tools(fleet: Path) -> None:
 
         params: MCPServerStdioParams = {
             "command": sys.executable,
-            "args": ["-m", "kb.shell.main", "serve", str(fleet)],
+            "args": ["-m", "kb.shell.cli.main", "serve", str(fleet)],
         }
         async with MCPServerStdio(params=params, client_session_timeout_seconds=60) as server:
             tools = [t.name for t in await server.list_tools()]

@@ -120,7 +120,7 @@ def test_question_with_invalid_utf8_bytes(example_fleet: Path, kb: RunKb) -> Non
         [
             sys.executable,
             "-m",
-            "kb.shell.main",
+            "kb.shell.cli.main",
             "route",
             b"caf\xff backup".decode("utf-8", "surrogateescape"),
         ],

@@ -18,7 +18,7 @@ from tests.conftest import RunKb
 def run_boot(args: list[str], stdin: bytes, cwd: Path) -> subprocess.CompletedProcess[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     return subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "boot", *args],
+        [sys.executable, "-m", "kb.shell.cli.main", "boot", *args],
         input=stdin,
         cwd=cwd,
         env=env,

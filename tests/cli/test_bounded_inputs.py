@@ -47,7 +47,7 @@ class Stdio:
 
     def __init__(self, fleet: Path, *extra: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kb.shell.main", "serve", str(fleet), *extra],
+            [sys.executable, "-m", "kb.shell.cli.main", "serve", str(fleet), *extra],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -76,7 +76,7 @@ class AsUser:
             "--",
             sys.executable,
             "-m",
-            "kb.shell.main",
+            "kb.shell.cli.main",
             *args,
         ]
 
@@ -263,7 +263,7 @@ def test_slow_clients_cannot_starve_the_reading_room(example_fleet: Path, tmp_pa
     env = kb_env({"KB_MISSES_PATH": str(tmp_path / "m.txt"), "KB_UI_REQUEST_TIMEOUT": "2"})
     ui = ["ui", str(example_fleet), "--port", str(port)]
     proc = subprocess.Popen(
-        ["prlimit", "--nofile=256:256", "--", sys.executable, "-m", "kb.shell.main", *ui],
+        ["prlimit", "--nofile=256:256", "--", sys.executable, "-m", "kb.shell.cli.main", *ui],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -39,7 +39,7 @@ class Refuse:
 
 
 sys.meta_path.insert(0, Refuse())
-from kb.shell.main import main
+from kb.shell.cli.main import main
 
 code = main(sys.argv[1:])
 leaked = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED)
@@ -70,7 +70,7 @@ def test_the_runner_really_refuses_the_sdk(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            RUNNER.replace("from kb.shell.main", "import mcp\nfrom kb.shell.main"),
+            RUNNER.replace("from kb.shell.cli.main", "import mcp\nfrom kb.shell.cli.main"),
         ],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(REPO)},

@@ -7,11 +7,11 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.shell.fastargs import fast_parse
-from kb.shell.inputs import FleetInput, ListInput, RouteInput
-from kb.shell.main import _parse
-from kb.shell.outcome import Outcome
-from kb.shell.table import BY_NAME
+from kb.shell.cli.fastargs import fast_parse
+from kb.shell.cli.inputs import FleetInput, ListInput, RouteInput
+from kb.shell.cli.main import _parse
+from kb.shell.cli.outcome import Outcome
+from kb.shell.cli.table import BY_NAME
 
 word = st.text(
     alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=12

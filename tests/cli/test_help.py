@@ -13,8 +13,8 @@ from pathlib import Path
 import attrs
 import pytest
 
-from kb.shell.table import BY_NAME, COMMANDS
-from kb.shell.verbhelp import HELP, flag_line, flag_names
+from kb.shell.cli.table import BY_NAME, COMMANDS
+from kb.shell.cli.verbhelp import HELP, flag_line, flag_names
 from tests.conftest import RunKb, check_golden
 
 VERBS = [c.name for c in COMMANDS]
@@ -40,8 +40,8 @@ def test_examples_are_command_lines_the_parser_accepts(verb: str) -> None:
     """Each example parses (it is a well-formed command line of that verb)."""
     import shlex
 
-    from kb.shell.main import _parse
-    from kb.shell.outcome import Outcome
+    from kb.shell.cli.main import _parse
+    from kb.shell.cli.outcome import Outcome
 
     for example in HELP[verb].examples:
         argv = shlex.split(example.split("| ", 1)[-1])
@@ -152,7 +152,7 @@ USAGE_ERRORS = [
 def test_a_usage_error_prints_that_verbs_usage_not_the_verb_list(
     kb: RunKb, tmp_path: Path, args: list[str], stderr: str | None
 ) -> None:
-    from kb.shell.table import verb_usage
+    from kb.shell.cli.table import verb_usage
 
     out = kb(args, cwd=tmp_path)
     assert out.code == 2, out.stderr

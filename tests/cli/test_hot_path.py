@@ -12,7 +12,7 @@ HEAVY = ("mcp", "starlette", "uvicorn", "rich", "anyio", "pydantic", "markdown_i
 
 PROBE = """
 import sys
-from kb.shell.main import run
+from kb.shell.cli.main import run
 out = run(sys.argv[1:])
 assert out.code == 0, out.stderr
 heavy = sorted(m for m in sys.modules if m in %r or m.split('.')[0] in %r)
@@ -57,9 +57,9 @@ ROUTE_UNUSED = (
     "cyclopts",
     "cattrs",
     "returns",
-    "kb.shell.inputs",
-    "kb.shell.bootinputs",
-    "kb.shell.listinputs",
+    "kb.shell.cli.inputs",
+    "kb.shell.cli.bootinputs",
+    "kb.shell.cli.listinputs",
     "kb.pure.render.jsonout",
     "kb.pure.fleet.listing",
     "kb.pure.fleet.fleetcard",
@@ -90,8 +90,8 @@ def test_boot_builds_only_what_a_routed_message_needs(example_fleet: Path) -> No
         "cattrs",
         "cyclopts",
         "returns",
-        "kb.shell.inputs",
-        "kb.shell.hotinputs",
+        "kb.shell.cli.inputs",
+        "kb.shell.cli.hotinputs",
         "kb.pure.sessions.scrub",
         # its classes; the session's file name is kb.pure.sessions.sessionname
         "kb.pure.sessions.session",
@@ -113,7 +113,7 @@ def test_boot_builds_only_what_a_routed_message_needs(example_fleet: Path) -> No
 def test_list_and_fleet_skip_the_cli_parser(example_fleet: Path) -> None:
     # Issue 15: a well-formed `kb list` or `kb fleet` is read by the small parser, so neither
     # cyclopts nor every verb's inputs are imported.
-    unused = (*HEAVY, "cyclopts", "kb.shell.inputs", "kb.pure.sessions.scrub")
+    unused = (*HEAVY, "cyclopts", "kb.shell.cli.inputs", "kb.pure.sessions.scrub")
     assert _heavy_modules(["list", "--kind", "memory"], example_fleet, unused) == ""
     assert _heavy_modules(["list", "--json"], example_fleet, unused) == ""
     assert _heavy_modules(["fleet"], example_fleet, (*unused, "kb.pure.fleet.listing")) == ""

@@ -39,7 +39,7 @@ def _index_on_a_terminal(
     master, slave = pty.openpty()
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "kb.shell.main", "index", *flags],
+            [sys.executable, "-m", "kb.shell.cli.main", "index", *flags],
             cwd=fleet,
             stdout=subprocess.PIPE,
             stderr=slave,
@@ -74,7 +74,7 @@ def test_no_progress_in_json_with_the_opt_out_or_in_a_pipe(big_base: Path) -> No
     (big_base / "fleet" / "ada" / "knowledge" / "n0.md").write_text("# Changed\n\nx\n")
     assert _index_on_a_terminal(big_base, env={"KB_NO_PROGRESS": "1"})[1] == ""
     piped = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "index"],
+        [sys.executable, "-m", "kb.shell.cli.main", "index"],
         cwd=big_base,
         capture_output=True,
         text=True,

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.shell.main import run
+from kb.shell.cli.main import run
 
 REPO = Path(__file__).resolve().parents[2]
 # Words only the private contract holds (the question asks for it by name, and names are

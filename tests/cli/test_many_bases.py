@@ -22,7 +22,7 @@ def _kb(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.Comp
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     env["KB_MISSES_PATH"] = str(cwd / "misses.txt")
     return subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", *args],
+        [sys.executable, "-m", "kb.shell.cli.main", *args],
         cwd=cwd,
         env=env,
         input=stdin,

@@ -27,7 +27,7 @@ def test_sdk_client_lists_and_calls_every_tool(example_fleet: Path) -> None:
     async def drive() -> list[str]:
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "kb.shell.main", "serve", str(example_fleet)],
+            args=["-m", "kb.shell.cli.main", "serve", str(example_fleet)],
             env={"KB_MISSES_PATH": str(example_fleet / "misses.txt")},
         )
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -63,7 +63,7 @@ def test_sdk_client_lists_and_calls_every_tool(example_fleet: Path) -> None:
 class Raw:
     def __init__(self, fleet: Path, *extra: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kb.shell.main", "serve", str(fleet), *extra],
+            [sys.executable, "-m", "kb.shell.cli.main", "serve", str(fleet), *extra],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -227,8 +227,8 @@ def test_private_layer_only_with_all(example_fleet: Path) -> None:
 
 def test_tools_and_cli_verbs_agree(example_fleet: Path, kb: RunKb) -> None:
     """Every tool projects a CLI verb, and both surfaces give the same answer."""
+    from kb.shell.cli.table import BY_NAME
     from kb.shell.mcp_tools import TOOLS as TOOL_TABLE
-    from kb.shell.table import BY_NAME
 
     assert all(t.verb in BY_NAME for t in TOOL_TABLE)
     server = Raw(example_fleet)

@@ -118,7 +118,7 @@ def served(fleet: Path) -> dict[str, Any]:
     async def drive() -> dict[str, Any]:
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "kb.shell.main", "serve", str(fleet)],
+            args=["-m", "kb.shell.cli.main", "serve", str(fleet)],
             env={"KB_MISSES_PATH": str(fleet / "misses.txt")},
         )
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -333,8 +333,8 @@ def test_tools_project_their_verbs() -> None:
     or is named MCP-only; the enums are the CLI's own legal sets."""
     import attrs
 
+    from kb.shell.cli.table import BY_NAME
     from kb.shell.mcp_tools import TOOLS
-    from kb.shell.table import BY_NAME
 
     for t in TOOLS:
         fields = {a.name for a in attrs.fields(BY_NAME[t.verb].input_type)}

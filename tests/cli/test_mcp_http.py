@@ -76,7 +76,16 @@ def _env(fleet: Path) -> dict[str, str]:
 def url(fleet: Path) -> Iterator[str]:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kb.shell.main", "serve", str(fleet), "--http", "--port", str(port)],
+        [
+            sys.executable,
+            "-m",
+            "kb.shell.cli.main",
+            "serve",
+            str(fleet),
+            "--http",
+            "--port",
+            str(port),
+        ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -182,7 +191,7 @@ def _over_stdio(fleet: Path) -> Driven:
     async def run() -> Driven:
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "kb.shell.main", "serve", str(fleet)],
+            args=["-m", "kb.shell.cli.main", "serve", str(fleet)],
             env={"KB_MISSES_PATH": str(fleet / "misses.txt")},
         )
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -246,7 +255,7 @@ def test_loopback_only() -> None:
     finally:
         sock.close()
     refused = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "serve", "--http", "--host", "0.0.0.0"],
+        [sys.executable, "-m", "kb.shell.cli.main", "serve", "--http", "--host", "0.0.0.0"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -258,7 +267,7 @@ def test_loopback_only() -> None:
 def test_startup_refusals(tmp_path: Path) -> None:
     def serve(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "kb.shell.main", "serve", *args],
+            [sys.executable, "-m", "kb.shell.cli.main", "serve", *args],
             cwd=tmp_path,
             capture_output=True,
             text=True,

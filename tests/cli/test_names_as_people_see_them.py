@@ -40,7 +40,7 @@ def _env(tmp: Path) -> dict[str, str]:
 
 def _kb(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", *args],
+        [sys.executable, "-m", "kb.shell.cli.main", *args],
         env=_env(tmp),
         capture_output=True,
         text=True,
@@ -53,7 +53,7 @@ class Served:
 
     def __init__(self, fleet: Path, tmp: Path) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kb.shell.main", "serve", str(fleet)],
+            [sys.executable, "-m", "kb.shell.cli.main", "serve", str(fleet)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -53,7 +53,7 @@ def _env(tmp: Path) -> dict[str, str]:
 
 def _kb(tmp: Path, args: list[str], stdin: str | None = None) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", *args],
+        [sys.executable, "-m", "kb.shell.cli.main", *args],
         cwd=tmp,
         env=_env(tmp),
         input=stdin,
@@ -110,7 +110,7 @@ def mcp_replies(fleet: Path) -> dict[str, tuple[str, dict[str, Any]]]:
     async def drive() -> dict[str, tuple[str, dict[str, Any]]]:
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "kb.shell.main", "serve", str(fleet)],
+            args=["-m", "kb.shell.cli.main", "serve", str(fleet)],
             env=_env(fleet.parent),
         )
         out: dict[str, tuple[str, dict[str, Any]]] = {}

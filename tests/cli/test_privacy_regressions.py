@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.shell.main import run
+from kb.shell.cli.main import run
 
 
 def _base(tmp_path: Path) -> Path:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.shell.main import run
+from kb.shell.cli.main import run
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -96,7 +96,7 @@ class Served:
 
     def __init__(self, fleet: Path, misses: Path) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kb.shell.main", "serve", str(fleet)],
+            [sys.executable, "-m", "kb.shell.cli.main", "serve", str(fleet)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -166,7 +166,7 @@ def test_f13_kb_misses_shows_a_questions_nul_osc52_and_bidi_overrides_escaped(
     assert not _acts_on_a_terminal(misses.read_text(encoding="utf-8"))
     env = {"KB_MISSES_PATH": str(misses)}
     out = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "misses", str(example_fleet)],
+        [sys.executable, "-m", "kb.shell.cli.main", "misses", str(example_fleet)],
         capture_output=True,
         env={**env, "PATH": "/usr/bin:/bin"},
         timeout=120,
@@ -197,7 +197,7 @@ def test_f13_kb_answer_prints_a_models_ansi_escapes_escaped(
     )
     assert kb(["index"], cwd=example_fleet).code == 0
     asked = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "answer",
+        [sys.executable, "-m", "kb.shell.cli.main", "answer",
          "how often should I run a backup restore test", str(example_fleet)],
         capture_output=True, env={"PATH": "/usr/bin:/bin"}, timeout=120,
     )  # fmt: skip

@@ -33,7 +33,16 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
     }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kb.shell.main", "serve", str(fleet), "--http", "--port", str(port)],
+        [
+            sys.executable,
+            "-m",
+            "kb.shell.cli.main",
+            "serve",
+            str(fleet),
+            "--http",
+            "--port",
+            str(port),
+        ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -101,7 +110,7 @@ def test_a_note_written_under_a_running_server_is_answered(served: tuple[str, Pa
     assert verdict.startswith("verdict:  nothing: ")
     assert refusal.startswith(f'Nothing matched "{question}".')
     wrote = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "write", "ada", "quokka-telemetry", str(fleet),
+        [sys.executable, "-m", "kb.shell.cli.main", "write", "ada", "quokka-telemetry", str(fleet),
          "--keys", "quokka telemetry, quokka", "--summary", "Where the quokka telemetry goes"],
         input="The quokka telemetry goes to the second dashboard.\n",
         capture_output=True,

@@ -468,7 +468,7 @@ def test_bind_listens_on_loopback_only() -> None:
 def test_no_flag_names_another_address(fleet: Path) -> None:
     for flag in ("--host", "--bind", "--address", "--listen"):
         done = subprocess.run(
-            [sys.executable, "-m", "kb.shell.main", "ui", str(fleet), flag, "0.0.0.0"],
+            [sys.executable, "-m", "kb.shell.cli.main", "ui", str(fleet), flag, "0.0.0.0"],
             env=kb_env(),
             capture_output=True,
             text=True,
@@ -526,7 +526,7 @@ def test_sigterm_stops_the_server_cleanly(fleet: Path) -> None:
 def test_busy_port_exits_1_with_one_line(fleet: Path) -> None:
     with kb_ui([str(fleet)]) as ui:
         done = subprocess.run(
-            [sys.executable, "-m", "kb.shell.main", "ui", str(fleet), "--port", str(ui.port)],
+            [sys.executable, "-m", "kb.shell.cli.main", "ui", str(fleet), "--port", str(ui.port)],
             env=kb_env(),
             capture_output=True,
             text=True,
@@ -539,7 +539,7 @@ def test_busy_port_exits_1_with_one_line(fleet: Path) -> None:
 
 def test_open_failure_exits_1(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "ui", str(tmp_path / "absent"), "--port",
+        [sys.executable, "-m", "kb.shell.cli.main", "ui", str(tmp_path / "absent"), "--port",
          str(free_port())],
         env=kb_env(),
         capture_output=True,
@@ -553,7 +553,7 @@ def test_open_failure_exits_1(tmp_path: Path) -> None:
 @pytest.mark.parametrize("port", ["0", "65536", "-1", "http", ""])
 def test_bad_port_is_a_usage_error(fleet: Path, port: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "ui", str(fleet), "--port", port],
+        [sys.executable, "-m", "kb.shell.cli.main", "ui", str(fleet), "--port", port],
         env=kb_env(),
         capture_output=True,
         text=True,
@@ -564,7 +564,7 @@ def test_bad_port_is_a_usage_error(fleet: Path, port: str) -> None:
 
 def test_ui_does_not_load_the_web_stack_on_the_route_path() -> None:
     code = (
-        "import sys, kb.shell.main as m; m.run(['route', 'x', '/nonexistent']); "
+        "import sys, kb.shell.cli.main as m; m.run(['route', 'x', '/nonexistent']); "
         "print(any(k.split('.')[0] in ('starlette', 'uvicorn') for k in sys.modules))"
     )
     done = subprocess.run(
@@ -714,7 +714,7 @@ def test_port_is_free_after_the_server_stops(fleet: Path) -> None:
 
 def test_blocks_with_all_are_kb_blocks_numbers(fleet: Path, client_all: TestClient) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "blocks", str(fleet / "fleet" / "ada")],
+        [sys.executable, "-m", "kb.shell.cli.main", "blocks", str(fleet / "fleet" / "ada")],
         env=kb_env(),
         capture_output=True,
         text=True,

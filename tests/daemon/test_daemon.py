@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from kb.shell.cli.outcome import NOTHING_EXIT
 from kb.shell.daemon import WATCHER_HOW
-from kb.shell.outcome import NOTHING_EXIT
 from tests.conftest import EXAMPLE_FLEET, Result, _copy
 
 QUESTIONS = (
@@ -437,7 +437,7 @@ def test_the_client_imports_nothing_heavy(daemons: Daemons, fleet: Path) -> None
         "from kb.shell import client\n"
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "    code = client.main()\n"
-        "heavy = [m for m in ('cyclopts', 'attrs', 'sqlite3', 'kb.shell.main',"
+        "heavy = [m for m in ('cyclopts', 'attrs', 'sqlite3', 'kb.shell.cli.main',"
         " 'kb.io.answering.memory') if m in sys.modules]\n"
         "print(code, heavy, 'verdict' in out.getvalue())\n"
     )
@@ -454,7 +454,7 @@ def test_the_client_imports_nothing_heavy(daemons: Daemons, fleet: Path) -> None
 
 
 def test_a_socket_that_answers_nonsense_is_not_believed(daemons: Daemons, fleet: Path) -> None:
-    from kb.shell.client import socket_path
+    from kb.shell.cli.client import socket_path
 
     daemons.where.mkdir(parents=True, mode=0o700)
     path = socket_path(str(fleet), str(daemons.where))
@@ -483,7 +483,7 @@ def test_the_client_asks_no_socket_in_a_folder_others_may_write_in(
 ) -> None:
     """A socket planted in a folder another user can write in never hears the question,
     and never speaks for kb: the client answers in-process."""
-    from kb.shell.client import socket_path
+    from kb.shell.cli.client import socket_path
 
     daemons.where.mkdir(parents=True, mode=0o700)
     daemons.where.chmod(0o777)

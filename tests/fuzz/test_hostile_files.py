@@ -174,7 +174,7 @@ def _one_line_error(out: Result) -> None:
 @pytest.fixture(scope="module")
 def indexed(hostile: Path) -> Path:
     proc = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "index"],
+        [sys.executable, "-m", "kb.shell.cli.main", "index"],
         cwd=hostile,
         env={**os.environ, **_env(hostile)},
         capture_output=True,
@@ -322,7 +322,7 @@ def _wait4_rss(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, in
             str(out_path),
             sys.executable,
             "-m",
-            "kb.shell.main",
+            "kb.shell.cli.main",
             *args,
         ],
         cwd=cwd,

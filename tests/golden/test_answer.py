@@ -378,7 +378,7 @@ def test_complete_shows_progress_only_on_a_terminal(fleet: Path, tmp_path: Path)
     leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     proc = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "answer", HIT, "--complete"],
+        [sys.executable, "-m", "kb.shell.cli.main", "answer", HIT, "--complete"],
         cwd=fleet,
         env=env,
         stdout=subprocess.PIPE,

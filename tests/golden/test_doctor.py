@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 
 from kb.io.fleet.doctor import running_kb
-from kb.shell.table import usage_of
+from kb.shell.cli.table import usage_of
 from tests.conftest import EXAMPLE_FLEET, REPO, check_golden
 
 PY = shlex.quote(sys.executable)
-KB = f"{PY} -m kb.shell.main"
+KB = f"{PY} -m kb.shell.cli.main"
 SYSTEM_PATH = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if Path(p).is_dir())
 
 
@@ -42,7 +42,7 @@ def _doctor(
     # the worktree's kb, whatever this interpreter has installed
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
     return subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "doctor", *args],
+        [sys.executable, "-m", "kb.shell.cli.main", "doctor", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -58,7 +58,7 @@ def _normal(text: str, tmp: Path) -> str:
 
 def _index(project: Path, fleet: str = "fleet") -> None:
     subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "index", fleet, "--all"],
+        [sys.executable, "-m", "kb.shell.cli.main", "index", fleet, "--all"],
         cwd=project,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         check=True,
@@ -104,7 +104,10 @@ def test_a_working_setup_is_all_ok(project: Path, tmp_path: Path) -> None:
         project / ".mcp.json",
         {
             "mcpServers": {
-                "kb": {"command": sys.executable, "args": ["-m", "kb.shell.main", "serve", "fleet"]}
+                "kb": {
+                    "command": sys.executable,
+                    "args": ["-m", "kb.shell.cli.main", "serve", "fleet"],
+                }
             }
         },
     )

@@ -256,7 +256,7 @@ def test_two_claim_processes_exactly_one_wins(example_fleet: Path, tmp_path: Pat
         pairs.append(
             [
                 subprocess.Popen(
-                    [sys.executable, "-m", "kb.shell.main", "handoff", "claim", agent],
+                    [sys.executable, "-m", "kb.shell.cli.main", "handoff", "claim", agent],
                     cwd=root,
                     env=env,
                     stdout=subprocess.PIPE,

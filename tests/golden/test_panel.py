@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.shell.table import usage_of
+from kb.shell.cli.table import usage_of
 from tests.conftest import EXAMPLE_FLEET, RunKb, check_golden
 from tests.golden.test_boot import ADA_BLOCKS, AGENTS_MD, BRUNO_BLOCKS
 
@@ -61,7 +61,7 @@ def _agent(fleet: Path, name: str, role: str) -> None:
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     return subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", *args],
+        [sys.executable, "-m", "kb.shell.cli.main", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -533,7 +533,7 @@ def test_reviewers_recorded_at_once_lose_no_answer(opened: Path) -> None:
             [
                 sys.executable,
                 "-m",
-                "kb.shell.main",
+                "kb.shell.cli.main",
                 "panel",
                 "draft.md",
                 "--from",

@@ -325,7 +325,7 @@ def test_progress_goes_to_a_terminal_only(fleet: Path, kb: RunKb) -> None:
     leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     proc = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "promote", "--dry-run"],
+        [sys.executable, "-m", "kb.shell.cli.main", "promote", "--dry-run"],
         cwd=fleet,
         env=env,
         stdout=subprocess.PIPE,
@@ -412,7 +412,7 @@ def test_a_run_killed_mid_way_leaves_no_half_note_and_never_blocks_forever(
     before = tree(fleet)
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kb.shell.main", "promote", "--lock"],
+        [sys.executable, "-m", "kb.shell.cli.main", "promote", "--lock"],
         cwd=fleet,
         env=env,
         stdout=subprocess.DEVNULL,

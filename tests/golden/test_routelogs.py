@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from kb.pure.logs import routelogs
-from kb.shell.table import usage_of
+from kb.shell.cli.table import usage_of
 from tests.conftest import RunKb, check_golden
 
 # (message, chose, owner, why): the first fault is filed three times, once with the names in
@@ -215,7 +215,7 @@ def test_torn_last_line_is_repaired(example_fleet: Path, kb: RunKb) -> None:
 WRITER = textwrap.dedent(
     """
     import sys, time
-    from kb.shell.main import run
+    from kb.shell.cli.main import run
     root, who, start = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
     faults = [("soak the beans", "ada", "bruno"), ("visa for japan", "bruno", "clara"),
               ("world cup 1970", "clara", "none")]

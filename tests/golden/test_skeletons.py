@@ -21,7 +21,7 @@ from kb.pure.answering.entries import dead_keys
 from kb.pure.notes.header import header_of
 from kb.pure.notes.links import wikilinks
 from kb.pure.writing.style import dash_findings
-from kb.shell.main import run
+from kb.shell.cli.main import run
 from tests.conftest import REPO, RunKb
 
 SKELETONS = REPO / "skeletons"
@@ -260,8 +260,8 @@ def test_failure_midway_removes_the_scratch_tree(
     import errno
 
     from kb.io.files import newtree
+    from kb.shell.cli.inputs import InitInput
     from kb.shell.initwrite import init
-    from kb.shell.inputs import InitInput
 
     written: list[Path] = []
     real = newtree._write_new

@@ -21,7 +21,7 @@ import pytest
 
 from kb.io.writing.sources import MINT_FAILED, Refused, add_source, next_key
 from kb.pure.writing.sources import Draft, is_key, parse_record
-from kb.shell.table import usage_of
+from kb.shell.cli.table import usage_of
 from tests import unprivileged
 from tests.conftest import REPO, RunKb, check_golden
 

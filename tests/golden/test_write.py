@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.shell.main import run
-from kb.shell.outcome import Outcome
+from kb.shell.cli.main import run
+from kb.shell.cli.outcome import Outcome
 from tests.conftest import RunKb, check_golden
 from tests.golden.test_skeletons import fingerprint
 

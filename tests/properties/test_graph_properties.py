@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from kb.pure.render.graphrender import FORMATS, links_json, links_text
 from kb.pure.writing.graph import DIRECTIONS, Direction, Edge, Graph, Note, build, walk
-from kb.shell.inputs import GRAPH_FORMATS, LINK_DIRECTIONS
-from kb.shell.main import run
+from kb.shell.cli.inputs import GRAPH_FORMATS, LINK_DIRECTIONS
+from kb.shell.cli.main import run
 
 FOLDERS = ("knowledge", "knowledge/deep", "", "inbox", "templates", "projects")
 STEMS = ("alpha", "beta", "gamma", "delta", "omega", "zeta")

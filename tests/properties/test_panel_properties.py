@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from returns.result import Failure, Result
 
 from kb.pure.roles import panel as pn
-from kb.shell.inputs import PANEL_MAX_REVIEWERS
+from kb.shell.cli.inputs import PANEL_MAX_REVIEWERS
 
 AGENTS = ("ada", "bruno", "clara", "dora", "eli")
 ARTIFACTS = ("draft.md", "./draft.md", "site\\index.html", "site/index.html")

@@ -10,7 +10,7 @@ every surface is asked, with the private chunks already in the text index (an ea
 
 - every read verb of the command table, text and `--json`, in-process: each verb's run
   function on its typed input (what the CLI runs after parsing; a cyclopts parse costs about
-  60 ms), and the `--all` checks through kb.shell.main.run, parsing included;
+  60 ms), and the `--all` checks through kb.shell.cli.main.run, parsing included;
 - the MCP tools, through the server's dispatcher (kb.shell.mcp_server.Server.handle);
 - the reading room's HTTP API, through Starlette's TestClient on the real app;
 - the library, kb.Memory and what it exposes;
@@ -46,10 +46,10 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from kb.io.answering.memory import Memory
-from kb.shell.main import run
+from kb.shell.cli.main import run
+from kb.shell.cli.outcome import Outcome
+from kb.shell.cli.table import BY_NAME
 from kb.shell.mcp_server import Server
-from kb.shell.outcome import Outcome
-from kb.shell.table import BY_NAME
 from kb.shell.ui.room import Reader
 from kb.shell.ui.server import build_app
 from tests.properties.strategies import (
@@ -71,7 +71,7 @@ from tests.properties.strategies import (
 # -- which surfaces ---------------------------------------------------------------------------
 
 # Every verb of the command table is asked here, or left out for the reason given. A test
-# below holds this list to kb.shell.table, so a new verb cannot slip past unasked.
+# below holds this list to kb.shell.cli.table, so a new verb cannot slip past unasked.
 ASKED = frozenset(
     {
         "index", "list", "route", "fleet", "remember", "sources", "check", "eval", "misses",
@@ -755,7 +755,7 @@ def test_no_model_is_handed_the_private_layer_without_all(world: World) -> None:
 
 def _kb(args: list[str], env: dict[str, str], stdin: str = "") -> str:
     proc = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", *args],
+        [sys.executable, "-m", "kb.shell.cli.main", *args],
         input=stdin,
         capture_output=True,
         text=True,

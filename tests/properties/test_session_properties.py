@@ -230,10 +230,10 @@ def boot_argv(draw: st.DrawFn) -> list[str]:
 @settings(max_examples=150, deadline=None)
 @given(boot_argv())
 def test_boots_fast_parser_agrees_with_cyclopts(argv: list[str]) -> None:
-    from kb.shell.fastargs import fast_parse
-    from kb.shell.inputs import BootInput
-    from kb.shell.main import _parse
-    from kb.shell.table import BY_NAME
+    from kb.shell.cli.fastargs import fast_parse
+    from kb.shell.cli.inputs import BootInput
+    from kb.shell.cli.main import _parse
+    from kb.shell.cli.table import BY_NAME
 
     fast = fast_parse(BootInput, argv)
     slow = _parse(BY_NAME["boot"], argv)

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from kb.pure.notes.names import BIDI_CONTROLS, printable
 from kb.pure.render.jsonout import dumps
-from kb.shell.main import terminal_safe
-from kb.shell.outcome import Outcome
+from kb.shell.cli.main import terminal_safe
+from kb.shell.cli.outcome import Outcome
 
 # What a hostile note, question or reply holds: text, and the characters that act on a
 # terminal (ESC sequences, OSC 52, BEL, NUL, C1's CSI, bidi overrides, separators).

@@ -38,8 +38,8 @@ from kb.pure.writing.notewrite import (
     stopword_keys,
 )
 from kb.pure.writing.skeleton import MEMORY_FOLDERS, agent_skeleton
+from kb.shell.cli.inputs import WriteInput
 from kb.shell.initwrite import write_note
-from kb.shell.inputs import WriteInput
 from tests.golden.test_skeletons import fingerprint
 
 FS = settings(

@@ -33,7 +33,7 @@ from pathlib import Path
 from kb.io.files.atomic import is_temp_name
 from kb.pure.notes.manifest import private_layer
 
-KB = (sys.executable, "-m", "kb.shell.main")
+KB = (sys.executable, "-m", "kb.shell.cli.main")
 TIMEOUT_S = 120.0  # generous: the machine is loaded, and a hang is a failure, not a flake
 AGE_S = 2 * 3600.0  # how far locks and temp files are pushed into the past before recovery
 SKIPPED_DIRS = frozenset({"target", "node_modules", "dist", "build"})
@@ -91,7 +91,7 @@ def in_process(args: Sequence[str]) -> Ran:
     """Run a kb verb inside this process (no interpreter start-up: the checks after each
     kill are most of a trial's cost). An exception escapes as a test failure, which is
     what a traceback from the real process would be."""
-    from kb.shell.main import run as kb_run
+    from kb.shell.cli.main import run as kb_run
 
     start = time.monotonic()
     out = kb_run(list(args))

@@ -43,8 +43,8 @@ def run(kind: str, worker: int, n: int, root: Path) -> list[str]:
     for i in range(n):
         err: str | None
         if kind == "map":
+            from kb.shell.cli.inputs import WriteInput
             from kb.shell.initwrite import write_note
-            from kb.shell.inputs import WriteInput
 
             out = write_note(
                 WriteInput(

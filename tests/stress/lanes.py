@@ -206,7 +206,9 @@ def run_lane(plan: dict[str, object]) -> None:
         i = 0
         while i < max_iterations and time.time() < deadline:
             for call in calls(role, lane, i):
-                head = [sys.executable] + (["-m", "kb.shell.main"] if call.program == "kb" else [])
+                head = [sys.executable] + (
+                    ["-m", "kb.shell.cli.main"] if call.program == "kb" else []
+                )
                 started = time.time()
                 try:
                     proc = subprocess.run(

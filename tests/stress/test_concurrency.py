@@ -73,7 +73,7 @@ class Storm:
 def _kb(fleet: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     return subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", *args],
+        [sys.executable, "-m", "kb.shell.cli.main", *args],
         cwd=fleet,
         env=env,
         input=stdin,

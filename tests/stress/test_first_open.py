@@ -25,7 +25,7 @@ def test_routes_started_together_on_a_fresh_fleet_all_answer(tmp_path: Path) -> 
         env["KB_MISSES_PATH"] = str(fleet / "misses.txt")
         procs = [
             subprocess.Popen(
-                [sys.executable, "-m", "kb.shell.main", "route", question, "--json"],
+                [sys.executable, "-m", "kb.shell.cli.main", "route", question, "--json"],
                 cwd=fleet,
                 env=env,
                 stdout=subprocess.PIPE,

@@ -46,7 +46,7 @@ def _env(tmp: Path) -> dict[str, str]:
 
 def _kb(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", *args],
+        [sys.executable, "-m", "kb.shell.cli.main", *args],
         env=_env(tmp),
         capture_output=True,
         text=True,
@@ -152,7 +152,7 @@ def _serve_calls(proc: subprocess.Popen[str], n: int, start_id: int) -> list[str
 
 def test_a_swapper_racing_kb_serve_leaks_no_private_line(fleet: Path, tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kb.shell.main", "serve", str(fleet)],
+        [sys.executable, "-m", "kb.shell.cli.main", "serve", str(fleet)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -52,7 +52,7 @@ def run(args: Sequence[str], cwd: Path, env: dict[str, str], stdin: str | None =
 
 
 def kb(args: Sequence[str], cwd: Path, env: dict[str, str], stdin: str | None = None) -> Ran:
-    return run([sys.executable, "-m", "kb.shell.main", *args], cwd, env, stdin)
+    return run([sys.executable, "-m", "kb.shell.cli.main", *args], cwd, env, stdin)
 
 
 def git(args: Sequence[str], cwd: Path, env: dict[str, str]) -> str:

@@ -104,7 +104,7 @@ class Plan:
 
 
 def _sync_cmd(repo: Path) -> list[str]:
-    return [sys.executable, "-m", "kb.shell.main", "sync", str(repo)]
+    return [sys.executable, "-m", "kb.shell.cli.main", "sync", str(repo)]
 
 
 def _spread(labels: list[str], n: int) -> tuple[str, ...]:

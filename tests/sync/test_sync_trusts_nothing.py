@@ -114,7 +114,7 @@ def test_a_pushed_kb_package_is_never_imported_by_the_merge_driver(
     assert not marker.exists(), marker.read_text()
     assert (two / "kb" / "__init__.py").is_file()  # it was pulled, and sat at the top
     driver = git(["config", "--local", "--get", "merge.kb-misses.driver"], two, env)
-    assert driver.startswith(f"{sys.executable} -I -m kb.shell.main merge-driver misses ")
+    assert driver.startswith(f"{sys.executable} -I -m kb.shell.cli.main merge-driver misses ")
     assert misses(two) == {QUESTIONS[0]: 2}
     ada_map = (two / "fleet" / "ada" / "MAP.md").read_text()
     assert "[[from-one]]" in ada_map and "[[from-two]]" in ada_map

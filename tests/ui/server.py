@@ -50,7 +50,7 @@ def reading_room_fleet(tmp: Path) -> Path:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     env["KB_MISSES_PATH"] = str(tmp / "misses.txt")
     done = subprocess.run(
-        [sys.executable, "-m", "kb.shell.main", "index", str(root), "--all"],
+        [sys.executable, "-m", "kb.shell.cli.main", "index", str(root), "--all"],
         env=env,
         capture_output=True,
         text=True,
@@ -88,7 +88,7 @@ def kb_ui(args: list[str], env: dict[str, str] | None = None) -> Iterator[Runnin
     """`kb ui <args> --port <free>` as a real process; yields once its address is printed."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kb.shell.main", "ui", *args, "--port", str(port)],
+        [sys.executable, "-m", "kb.shell.cli.main", "ui", *args, "--port", str(port)],
         env=kb_env(env),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

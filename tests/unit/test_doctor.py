@@ -49,7 +49,7 @@ def test_runs_kb_knows_the_script_and_the_module() -> None:
     assert runs_kb(["kb", "boot"])
     assert runs_kb(["/home/me/.venv/bin/kb", "boot"])
     assert runs_kb(["python3", "-m", "kb", "boot"])
-    assert runs_kb(["/usr/bin/python3.11", "-m", "kb.shell.main", "capture"])
+    assert runs_kb(["/usr/bin/python3.11", "-m", "kb.shell.cli.main", "capture"])
     assert not runs_kb(["kbx", "boot"])
     assert not runs_kb(["echo", "kb"])
     assert not runs_kb(["python3", "-m", "kbx"])
@@ -59,7 +59,7 @@ def test_runs_kb_knows_the_script_and_the_module() -> None:
 def test_the_verb_follows_the_program_or_the_module() -> None:
     assert kb_verb(["kb", "boot", "fleet"]) == "boot"
     assert kb_verb(["kb", "commit", "a", "-m", "msg"]) == "commit"
-    assert kb_verb(["python3", "-m", "kb.shell.main", "capture"]) == "capture"
+    assert kb_verb(["python3", "-m", "kb.shell.cli.main", "capture"]) == "capture"
     assert kb_verb(["kb", "--version"]) == ""
 
 

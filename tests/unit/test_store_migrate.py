@@ -117,7 +117,7 @@ def test_an_index_from_before_judged_reads_reads_every_note_again(
     older keeps its rows but clears every hash, so the next `kb index` reads each note
     again, through the judged reader."""
     from kb.io.store import JUDGED_READS_VERSION
-    from kb.shell.main import run
+    from kb.shell.cli.main import run
 
     monkeypatch.setenv("KB_MISSES_PATH", str(tmp_path / "misses.txt"))
     base = example_fleet / "fleet" / "ada"

@@ -59,14 +59,14 @@ _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))"
 
 def running_kb(argv0: str | None = None) -> str:
     """The running kb as a command to paste: its script when it runs as `kb`, else the
-    `kb` script beside this interpreter, else `<python> -m kb.shell.main`."""
+    `kb` script beside this interpreter, else `<python> -m kb.shell.cli.main`."""
     first = sys.argv[0] if argv0 is None else argv0
     if Path(first).name == "kb" and Path(first).is_file():
         return shlex.quote(os.path.abspath(first))
     script = Path(sysconfig.get_path("scripts")) / "kb"
     if script.is_file():
         return shlex.quote(str(script))
-    return f"{shlex.quote(sys.executable)} -m kb.shell.main"
+    return f"{shlex.quote(sys.executable)} -m kb.shell.cli.main"
 
 
 def _shown(path: Path, cwd: Path) -> str:

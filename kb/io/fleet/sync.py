@@ -10,7 +10,7 @@ One run, in order:
 2. Set up, every run (each step is skipped when already done): `.gitattributes` and
    `.git/info/attributes` name kb's drivers, `.git/info/exclude` lists `.kb/` and kb's
    transient files, and this repository's git config points each driver at
-   `<this python> -I -m kb.shell.main merge-driver` (isolated mode: nothing in the
+   `<this python> -I -m kb.shell.cli.main merge-driver` (isolated mode: nothing in the
    repository can be imported by it). A `.kb/` the repository tracks stops the sync.
 3. Fetch the remote branch. Unreachable: one line, exit 1; nothing is committed yet. What
    the fetched commits bring is checked before anything else (kb.pure.fleet.syncplan): a `.kb/`
@@ -198,7 +198,7 @@ def _isolated_kb_runs(python: str, where: Path) -> bool:
     or into the user's site folder cannot be, and then no driver could run."""
     try:
         proc = subprocess.run(
-            [python, syncplan.ISOLATED, "-c", "import kb.shell.main"],
+            [python, syncplan.ISOLATED, "-c", "import kb.shell.cli.main"],
             cwd=where,
             capture_output=True,
             check=False,

@@ -50,7 +50,7 @@ EXIT_FIX = 1
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _CONTROL = frozenset({"&&", "||", ";;", "|&", ";", "|", "&", "(", ")"})
-_KB_MODULES = frozenset({"kb", "kb.shell.main"})
+_KB_MODULES = frozenset({"kb", "kb.shell.cli.main"})
 _PREFIXES = frozenset({"env", "exec", "nohup"})
 
 

@@ -17,7 +17,7 @@ Rules of this module:
   same lines go to `.git/info/attributes`, which git reads before the tracked file, so the
   drivers also work during the rebase that first brings the tracked file in.
 - The drivers are set in the repository's own git config (never `--global`): a name and a
-  command `<python> -I -m kb.shell.main merge-driver <kind> %O %A %B %P`, the interpreter kb
+  command `<python> -I -m kb.shell.cli.main merge-driver <kind> %O %A %B %P`, the interpreter kb
   runs in, quoted for the shell git runs it with. `-I` is Python's isolated mode: git runs a
   driver from the top of the work tree, and `python -m` would otherwise put that folder
   first on the import path, so a pushed `kb/` package there would run as kb.
@@ -119,8 +119,8 @@ ISOLATED = "-I"
 
 
 def driver_prefix(python: str) -> str:
-    """How git starts kb for a merge: `<python> -I -m kb.shell.main`, quoted for a shell."""
-    return f"{shlex.quote(python)} {ISOLATED} -m kb.shell.main"
+    """How git starts kb for a merge: `<python> -I -m kb.shell.cli.main`, quoted for a shell."""
+    return f"{shlex.quote(python)} {ISOLATED} -m kb.shell.cli.main"
 
 
 def driver_settings(python: str) -> tuple[tuple[str, str], ...]:

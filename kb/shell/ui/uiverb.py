@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kb.io.fleet.extras import MISSING_EXTRA_EXIT, missing, needs_line
-from kb.shell.inputs import UiInput
-from kb.shell.outcome import Outcome
+from kb.shell.cli.inputs import UiInput
+from kb.shell.cli.outcome import Outcome
 
 
 def ui(inp: UiInput) -> Outcome:

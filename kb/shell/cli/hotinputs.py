@@ -1,8 +1,8 @@
-"""The input of `kb route`, kept apart from kb.shell.inputs.
+"""The input of `kb route`, kept apart from kb.shell.cli.inputs.
 
-Each frozen attrs class costs about a millisecond to build at import, and kb.shell.inputs
-builds thirty: a verb parsed by kb.shell.fastargs (route here, boot in kb.shell.bootinputs,
-list and fleet in kb.shell.listinputs) builds only its own. kb.shell.inputs re-exports
+Each frozen attrs class costs about a millisecond to build at import, and kb.shell.cli.inputs
+builds thirty: a verb parsed by kb.shell.cli.fastargs (route here, boot in kb.shell.cli.bootinputs,
+list and fleet in kb.shell.cli.listinputs) builds only its own. kb.shell.cli.inputs re-exports
 them all, so every other reader sees one module of inputs.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from attrs import field, frozen
 
-from kb.shell.validators import _budget, _non_negative
+from kb.shell.cli.validators import _budget, _non_negative
 
 
 @frozen

@@ -1,7 +1,7 @@
 """What `kb help <verb>` and `kb <verb> --help` print: one entry per verb of the command
 table, the one place a verb's arguments and flags are explained.
 
-Why a module of its own beside kb/shell/table.py rather than fields on each Command: the
+Why a module of its own beside kb/shell/cli/table.py rather than fields on each Command: the
 table is imported by every process, `kb route` and `kb boot` included, and this text is
 read only when someone asks for help. Entries are keyed by the table's verb names and name
 the input-class fields they explain; tests/cli/test_help.py holds every verb and every
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from kb.shell.outcome import NOTHING_EXIT
+from kb.shell.cli.outcome import NOTHING_EXIT
 
 
 class Item(NamedTuple):

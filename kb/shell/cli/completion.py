@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-from kb.shell.outcome import Outcome
-from kb.shell.table import COMMANDS
+from kb.shell.cli.outcome import Outcome
+from kb.shell.cli.table import COMMANDS
 
 SHELLS = ("bash", "zsh", "fish")
 

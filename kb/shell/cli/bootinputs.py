@@ -1,10 +1,10 @@
-"""The input of `kb boot`, apart from kb.shell.inputs (see kb.shell.hotinputs for why)."""
+"""The input of `kb boot`, apart from kb.shell.cli.inputs (see kb.shell.cli.hotinputs for why)."""
 
 from __future__ import annotations
 
 from attrs import field, frozen
 
-from kb.shell.validators import _non_negative
+from kb.shell.cli.validators import _non_negative
 
 
 @frozen

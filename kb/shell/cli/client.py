@@ -5,7 +5,7 @@ kb.shell.daemon) holding the fleet open, this process only has to find the socke
 the request as one JSON line and print the reply: the standard library alone, no cyclopts,
 attrs or sqlite3 (a test holds that, by `sys.modules`). With no daemon, a stale one, one of
 another build, any socket error or any argument this module does not read plainly, it runs
-the ordinary CLI, kb.shell.main, exactly as before: the answer is the same either way
+the ordinary CLI, kb.shell.cli.main, exactly as before: the answer is the same either way
 (decision 0036).
 
 The names and the checks of the per-user socket directory live here too, because the
@@ -266,7 +266,7 @@ def _start_in_background(root: str, directory: str) -> None:
     import subprocess
 
     subprocess.Popen(
-        [sys.executable, "-m", "kb.shell.client", "daemon", "start", root],
+        [sys.executable, "-m", "kb.shell.cli.client", "daemon", "start", root],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -350,7 +350,7 @@ def main() -> int:
     argv = sys.argv[1:]
     reply = ask_daemon(argv)
     if reply is None:
-        from kb.shell.main import main as in_process
+        from kb.shell.cli.main import main as in_process
 
         return in_process()
     try:
@@ -358,7 +358,7 @@ def main() -> int:
             sys.stdout.write(reply["stdout"])
             sys.stdout.flush()
     except BrokenPipeError:
-        pass  # as kb.shell.main: a reader that stopped early is not an error of ours
+        pass  # as kb.shell.cli.main: a reader that stopped early is not an error of ours
     if reply["stderr"]:
         sys.stderr.write(reply["stderr"])
     return int(reply["code"])

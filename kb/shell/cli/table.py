@@ -14,16 +14,16 @@ from typing import Any
 
 from attrs import frozen
 
-from kb.shell.outcome import Outcome
+from kb.shell.cli.outcome import Outcome
 from kb.version import DOCS_WHERE
 
-# The input classes that live outside kb.shell.inputs (whose thirty classes cost ~35 ms to
-# build), by module: the verbs kb.shell.fastargs parses build only their own.
+# The input classes that live outside kb.shell.cli.inputs (whose thirty classes cost ~35 ms to
+# build), by module: the verbs kb.shell.cli.fastargs parses build only their own.
 LEAN_INPUTS = {
-    "RouteInput": "kb.shell.hotinputs",
-    "BootInput": "kb.shell.bootinputs",
-    "ListInput": "kb.shell.listinputs",
-    "FleetInput": "kb.shell.listinputs",
+    "RouteInput": "kb.shell.cli.hotinputs",
+    "BootInput": "kb.shell.cli.bootinputs",
+    "ListInput": "kb.shell.cli.listinputs",
+    "FleetInput": "kb.shell.cli.listinputs",
 }
 
 
@@ -31,12 +31,12 @@ LEAN_INPUTS = {
 class Command:
     name: str
     usage: tuple[str, ...]
-    input_name: str  # a class of kb.shell.inputs, imported only when this verb runs
+    input_name: str  # a class of kb.shell.cli.inputs, imported only when this verb runs
     run_ref: str  # "module:function"
     needs: str | None = None  # stderr line when the first required positional is missing
     summary: str = ""
     # Runs on every prompt (route, boot) or is a quick look a person or script repeats (list,
-    # fleet): parsed by kb.shell.fastargs when well-formed, its input class in LEAN_INPUTS.
+    # fleet): parsed by kb.shell.cli.fastargs when well-formed, its input class in LEAN_INPUTS.
     hot: bool = False
     # A hook (`kb boot`): every outcome exits 0, usage errors included, because a failing
     # UserPromptSubmit hook blocks or decorates the user's message.
@@ -46,7 +46,7 @@ class Command:
 
     @property
     def input_type(self) -> type[Any]:
-        module = LEAN_INPUTS.get(self.input_name, "kb.shell.inputs")
+        module = LEAN_INPUTS.get(self.input_name, "kb.shell.cli.inputs")
         cls: type[Any] = getattr(importlib.import_module(module), self.input_name)
         return cls
 

@@ -13,14 +13,14 @@ from typing import Any
 
 from attrs import field, frozen
 
-# The inputs of the verbs kb.shell.fastargs parses live apart, so `kb route`, `kb boot`,
+# The inputs of the verbs kb.shell.cli.fastargs parses live apart, so `kb route`, `kb boot`,
 # `kb list` and `kb fleet` each build their own class, not thirty.
-from kb.shell.bootinputs import BootInput as BootInput
-from kb.shell.hotinputs import RouteInput as RouteInput
-from kb.shell.listinputs import FleetInput as FleetInput
-from kb.shell.listinputs import ListInput as ListInput
-from kb.shell.validators import _budget as _budget
-from kb.shell.validators import _non_negative
+from kb.shell.cli.bootinputs import BootInput as BootInput
+from kb.shell.cli.hotinputs import RouteInput as RouteInput
+from kb.shell.cli.listinputs import FleetInput as FleetInput
+from kb.shell.cli.listinputs import ListInput as ListInput
+from kb.shell.cli.validators import _budget as _budget
+from kb.shell.cli.validators import _non_negative
 
 
 def _port(_inst: object, _attribute: object, value: int) -> None:

@@ -1,5 +1,5 @@
-"""The inputs of `kb list` and `kb fleet`, apart from kb.shell.inputs (see
-kb.shell.hotinputs for why)."""
+"""The inputs of `kb list` and `kb fleet`, apart from kb.shell.cli.inputs (see
+kb.shell.cli.hotinputs for why)."""
 
 from __future__ import annotations
 

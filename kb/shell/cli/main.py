@@ -3,7 +3,7 @@
 Top-level words (help, version, completion, unknown verbs) are decided here; each verb's own
 arguments are parsed by cyclopts from the verb's typed input class, and every parse failure
 becomes one line on stderr naming the flag and what it takes, with exit 2. `kb help <verb>`
-and `kb <verb> --help` print that verb's help (kb.shell.verbhelp), imported only then.
+and `kb <verb> --help` print that verb's help (kb.shell.cli.verbhelp), imported only then.
 Whatever a verb prints passes `terminal_safe` on its way out (issue 24): control
 characters are escaped there once, for every verb, whatever renderer made the text.
 """
@@ -15,8 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-from kb.shell.outcome import Outcome
-from kb.shell.table import BY_NAME, Command, usage_text, verb_usage
+from kb.shell.cli.outcome import Outcome
+from kb.shell.cli.table import BY_NAME, Command, usage_text, verb_usage
 
 
 def version_line() -> str:
@@ -93,7 +93,7 @@ def _positionals(command: Command, args: Sequence[str]) -> list[str]:
 def _unknown_flag(verb: str, flag: str) -> str:
     """One line: the flag that is not one, and the flags the verb has. Said by us rather
     than cyclopts, whose nearest-name guess can offer a positional (`--question`)."""
-    from kb.shell.verbhelp import flag_names
+    from kb.shell.cli.verbhelp import flag_names
 
     legal = ", ".join(flag_names(verb)) or "none"
     return (
@@ -134,7 +134,7 @@ def _help(args: Sequence[str]) -> Outcome | None:
         meant = _meant(wanted)
         guess = f"; did you mean `kb help {meant}`?" if meant in BY_NAME else "."
         return Outcome(stderr=f"kb help: no verb '{wanted}'{guess} The verbs are {verbs}\n", code=2)
-    from kb.shell.verbhelp import help_text
+    from kb.shell.cli.verbhelp import help_text
 
     return Outcome(stdout=help_text(command.name, command.summary, command.usage))
 
@@ -168,7 +168,7 @@ def run(argv: Sequence[str]) -> Outcome:
     if args[0] == "version" or "--version" in args or "-V" in args:
         return Outcome(stdout=version_line())
     if args[0] == "--completion":
-        from kb.shell.completion import completion
+        from kb.shell.cli.completion import completion
 
         return completion(args[1:])
     command = BY_NAME.get(args[0])
@@ -177,7 +177,7 @@ def run(argv: Sequence[str]) -> Outcome:
     rest = [dict(command.aliases).get(a, a) for a in args[1:]]
     parsed = None
     if command.hot:
-        from kb.shell.fastargs import fast_parse
+        from kb.shell.cli.fastargs import fast_parse
 
         parsed = fast_parse(command.input_type, rest)
     if parsed is None:

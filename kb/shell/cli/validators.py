@@ -1,4 +1,4 @@
-"""Checks the verbs' input classes share (kb.shell.inputs and the lean input modules)."""
+"""Checks the verbs' input classes share (kb.shell.cli.inputs and the lean input modules)."""
 
 from __future__ import annotations
 
