@@ -24,10 +24,10 @@ from kb.pure.promotion.promotereport import unreachable_stderr
 from kb.pure.roles import consolidate as core
 from kb.pure.sessions import handoff as ho
 from kb.pure.writing import notewrite as nw
+from kb.shell.answering.readverbs import open_warnings
 from kb.shell.cli.inputs import ConsolidateInput
 from kb.shell.cli.outcome import Outcome
 from kb.shell.promotion import FleetEffects, models, no_promoter, no_reviewer
-from kb.shell.readverbs import open_warnings
 
 
 def _records(root: str) -> list[ho.Record]:

@@ -25,9 +25,9 @@ from kb.pure.logs import nearmiss
 from kb.pure.notes.plural import counted
 from kb.pure.promotion import aliasgate
 from kb.pure.render.jsonout import dumps
+from kb.shell.answering.readverbs import open_warnings
 from kb.shell.cli.inputs import EvalInput, MissesInput
 from kb.shell.cli.outcome import Outcome
-from kb.shell.readverbs import open_warnings
 
 APPLY_NEEDS_GOLD = (
     "kb misses: --apply writes alias lines into kb-aliases.txt, and a line is admitted only "

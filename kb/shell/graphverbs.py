@@ -25,9 +25,9 @@ from kb.pure.writing.graph import (
     overview,
     walk,
 )
+from kb.shell.answering.readverbs import open_warnings
 from kb.shell.cli.inputs import GraphInput, LinksInput
 from kb.shell.cli.outcome import Outcome
-from kb.shell.readverbs import open_warnings
 
 
 def _open(paths: tuple[str, ...], include_private: bool) -> tuple[Graph, str] | Outcome:

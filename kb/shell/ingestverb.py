@@ -29,10 +29,10 @@ from kb.pure.promotion.rejections import ascii_lower
 from kb.pure.roles import extract as ex
 from kb.pure.roles import ingest as core
 from kb.pure.sessions.handoff import cut_bytes
+from kb.shell.answering.readverbs import open_warnings
 from kb.shell.cli.inputs import IngestInput
 from kb.shell.cli.outcome import Outcome
 from kb.shell.promotion import FleetEffects, deposit, models, say, unreachable_of
-from kb.shell.readverbs import open_warnings
 
 # A document is read whole into memory once (its text goes to the model in parts); 64 MiB is
 # far past any document worth distilling, and bounds what one `kb ingest` can be made to hold.

@@ -16,9 +16,9 @@ from kb.io.answering.memory import DEFAULT_TOP, Memory, OpenError
 from kb.io.logs import routelogs
 from kb.io.notes.walk import WalkError, discover, expand_roots
 from kb.pure.logs import routelogs as logs
+from kb.shell.answering.readverbs import open_warnings
 from kb.shell.cli.inputs import AbstentionsInput, MisrouteInput, MisroutesInput
 from kb.shell.cli.outcome import Outcome
-from kb.shell.readverbs import open_warnings
 
 
 def _refuse(refusal: logs.Refusal) -> Outcome:

@@ -26,7 +26,7 @@ from kb.pure.fleet.where import ROW_FIELDS, conditions, sort_field, split_joined
 from kb.pure.notes.paths import KINDS
 from kb.pure.render import mcpshape, mcptext
 from kb.pure.roles.remember import to_json
-from kb.shell.readverbs import route_value
+from kb.shell.answering.readverbs import route_value
 
 # The most files kb_route and kb_retrieve return. Measured on a generated 1,000-note fleet
 # (benchmarks/generate.py): a kb_retrieve reply at 50 files is up to ~94 KB of JSON, about

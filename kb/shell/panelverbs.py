@@ -188,7 +188,7 @@ def _open(inp: PanelInput, artifact: str | None) -> Outcome:
 
 def _propose(inp: PanelInput, artifact: str, owner_given: str, text: str | None) -> Outcome:
     from kb.io.answering.memory import DEFAULT_TOP, Memory, OpenError
-    from kb.shell.readverbs import open_warnings
+    from kb.shell.answering.readverbs import open_warnings
 
     try:
         memory = Memory.open([inp.path])

@@ -17,6 +17,7 @@ from kb.io.promotion import promotelock, rejectlog
 from kb.io.roles.model import model_timeout
 from kb.pure.promotion import promoterun, rejections
 from kb.pure.promotion.promotereport import promote_stdout, unreachable_stderr
+from kb.shell.answering.readverbs import open_warnings
 from kb.shell.cli.inputs import PromoteInput, RejectionsInput
 from kb.shell.cli.outcome import Outcome
 from kb.shell.promotion import (
@@ -27,7 +28,6 @@ from kb.shell.promotion import (
     no_reviewer,
     unreachable_of,
 )
-from kb.shell.readverbs import open_warnings
 
 
 def promote(inp: PromoteInput, err: TextIO | None = None) -> Outcome:

@@ -32,9 +32,9 @@ from kb.pure.notes.paths import layer_of
 from kb.pure.render.jsonout import dumps
 from kb.pure.roles import answer as core
 from kb.pure.sessions.blocks import strip_keyword_lines
+from kb.shell.answering.readverbs import open_warnings
 from kb.shell.cli.inputs import AnswerInput
 from kb.shell.cli.outcome import NOTHING_EXIT, Outcome
-from kb.shell.readverbs import open_warnings
 
 NEEDS_QUESTION = "kb: answer needs a question\n\n"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from kb.io.answering.memory import Memory, OpenError
 from kb.pure.render.jsonout import dumps
 from kb.pure.roles.remember import render_terminal, to_json
+from kb.shell.answering.readverbs import open_warnings
 from kb.shell.cli.inputs import RememberInput
 from kb.shell.cli.outcome import Outcome
-from kb.shell.readverbs import open_warnings
 
 
 def remember(inp: RememberInput) -> Outcome:

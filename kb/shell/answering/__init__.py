@@ -1,0 +1,3 @@
+"""The read-path verbs over the Memory contract: route, index, list, fleet, answer,
+remember.
+"""
