@@ -1,7 +1,7 @@
 """The library's writing calls: index a fleet and write a note, by the same rules as
 `kb index` and `kb write`, with plain exceptions for callers who do not use `returns`.
 
-Both run the code the CLI verbs run (kb.io.notes.indexer, kb.shell.initwrite); nothing here
+Both run the code the CLI verbs run (kb.io.notes.indexer, kb.shell.writing.initwrite); nothing here
 decides anything of its own.
 """
 
@@ -101,7 +101,7 @@ def write_note(
     Raises `WriteRefused` with `kb write`'s message when it would refuse."""
     from kb.pure.writing import notewrite as nw
     from kb.shell.cli.inputs import WriteInput
-    from kb.shell.initwrite import write_note as run
+    from kb.shell.writing.initwrite import write_note as run
 
     done = run(
         WriteInput(

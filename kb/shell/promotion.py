@@ -1,6 +1,6 @@
 """The real effects of a promotion run (kb.pure.promotion.promoterun.Effects): the deposit on disk,
 the two model commands of fleet.txt (kb.io.roles.model), the router's evidence (the Memory
-contract), `kb write`'s own writer (kb.shell.initwrite.write_note, through
+contract), `kb write`'s own writer (kb.shell.writing.initwrite.write_note, through
 kb.pure.writing.notewrite), and the rejection log. `kb promote`, `kb ingest` and `kb consolidate`
 share it.
 
@@ -171,7 +171,7 @@ class FleetEffects:
         return path if os.path.lexists(path) else None
 
     def write(self, d: Deposit, p: Proposal, folder: str, captured_from: str) -> WriteResult:
-        from kb.shell.initwrite import house_style, write_note
+        from kb.shell.writing.initwrite import house_style, write_note
 
         keys = ", ".join(p.keys)
         request = nw.NoteRequest(

@@ -261,7 +261,7 @@ def test_failure_midway_removes_the_scratch_tree(
 
     from kb.io.files import newtree
     from kb.shell.cli.inputs import InitInput
-    from kb.shell.initwrite import init
+    from kb.shell.writing.initwrite import init
 
     written: list[Path] = []
     real = newtree._write_new

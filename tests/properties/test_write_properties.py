@@ -39,7 +39,7 @@ from kb.pure.writing.notewrite import (
 )
 from kb.pure.writing.skeleton import MEMORY_FOLDERS, agent_skeleton
 from kb.shell.cli.inputs import WriteInput
-from kb.shell.initwrite import write_note
+from kb.shell.writing.initwrite import write_note
 from tests.golden.test_skeletons import fingerprint
 
 FS = settings(

@@ -44,7 +44,7 @@ def run(kind: str, worker: int, n: int, root: Path) -> list[str]:
         err: str | None
         if kind == "map":
             from kb.shell.cli.inputs import WriteInput
-            from kb.shell.initwrite import write_note
+            from kb.shell.writing.initwrite import write_note
 
             out = write_note(
                 WriteInput(

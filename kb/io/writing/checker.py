@@ -127,7 +127,7 @@ def discover_fleet(paths: list[str], include_private: bool) -> list[BaseSnapshot
 
 def read_fleet(paths: list[str], include_private: bool) -> list[BaseFacts | Unreadable]:
     """Every base the paths expand into, read, in order. This holds the whole fleet's text
-    at once; `kb check` itself reads one base at a time (kb.shell.checkverbs)."""
+    at once; `kb check` itself reads one base at a time (kb.shell.writing.checkverbs)."""
     return [
         s if isinstance(s, Unreadable) else read_base(s, include_private)
         for s in discover_fleet(paths, include_private)

@@ -140,7 +140,7 @@ COMMANDS += (
             "              [--replaces KEY] [--note N]",
         ),
         "SourceInput",
-        "kb.shell.sourceverbs:source",
+        "kb.shell.writing.sourceverbs:source",
         needs="kb: the only source verb is `add`",
         summary="Mint a source record under a fresh key and print its bibliography line.",
     ),
@@ -148,7 +148,7 @@ COMMANDS += (
         "sources",
         ("kb sources [path]... [--json] [--all]",),
         "SourcesInput",
-        "kb.shell.sourceverbs:sources",
+        "kb.shell.writing.sourceverbs:sources",
         summary="List each base's source records, rendered or as CSL JSON, from disk.",
     ),
 )
@@ -158,7 +158,7 @@ COMMANDS += (
         "check",
         ("kb check [path]... [--strict] [--all] [--json]",),
         "CheckInput",
-        "kb.shell.checkverbs:check",
+        "kb.shell.writing.checkverbs:check",
         summary="Report broken links, unreachable notes and citation faults; fixes nothing.",
     ),
 )
@@ -168,7 +168,7 @@ COMMANDS += (
         "init",
         ("kb init <name> [fleet-root]", "kb init --person [fleet-root]"),
         "InitInput",
-        "kb.shell.initwrite:init",
+        "kb.shell.writing.initwrite:init",
         # no `needs`: `kb init --person` has no positional at all and is complete; the run
         # function prints `kb: init needs a name for the agent` when a name is due.
         summary="Create an agent, or the person's base, from the skeleton, all or nothing.",
@@ -182,7 +182,7 @@ COMMANDS += (
             "         `Search for:` line, and the map entry is the link and the summary)",
         ),
         "WriteInput",
-        "kb.shell.initwrite:write",
+        "kb.shell.writing.initwrite:write",
         needs="kb: write needs an agent and a name for the note",
         summary="Write one note and list it in its base's map, as one act.",
     ),
@@ -243,7 +243,7 @@ COMMANDS += (
             " [--all]",
         ),
         "LinksInput",
-        "kb.shell.graphverbs:links",
+        "kb.shell.writing.graphverbs:links",
         needs="kb: links needs a note (base/path, a path, or a file name)",
         summary="Walk a note's wikilinks and path links, a bounded number of hops.",
     ),
@@ -254,7 +254,7 @@ COMMANDS += (
             " [--all]",
         ),
         "GraphInput",
-        "kb.shell.graphverbs:graph",
+        "kb.shell.writing.graphverbs:graph",
         summary="Export the link graph and the shared-key graph as Mermaid, DOT or JSON.",
     ),
 )
