@@ -148,7 +148,7 @@ class _Classifier:
 
     def __init__(self, memory: Memory, command: str) -> None:
         from kb.io.roles.model import model_timeout
-        from kb.shell.bootverbs import roster_agents
+        from kb.shell.sessions.bootverbs import roster_agents
 
         self.command = command
         self.root = Path(memory.opened[0])

@@ -14,7 +14,7 @@ from kb.pure.sessions import blocks, briefing
 from kb.pure.sessions.bootinput import read_request, routed_text, strip_envelopes
 from kb.pure.sessions.continuity import briefing as continuity
 from kb.pure.sessions.continuity import parse_handoff
-from kb.shell.bootverbs import roster_agents
+from kb.shell.sessions.bootverbs import roster_agents
 from tests.conftest import RunKb, check_golden
 
 ROSTER = ["ada", "bruno", "clara"]

@@ -264,14 +264,14 @@ COMMANDS += (
         "blocks",
         ("kb blocks [path] [--emit]",),
         "BlocksInput",
-        "kb.shell.bootverbs:blocks",
+        "kb.shell.sessions.bootverbs:blocks",
         summary="Price an agent's constitution by block, or print it as the model gets it.",
     ),
     Command(
         "boot",
         ("kb boot [path]... [--top N] [--all] [--session ID] [--cwd DIR] [--text]",),
         "BootInput",
-        "kb.shell.bootverbs:boot",
+        "kb.shell.sessions.bootverbs:boot",
         summary="Route one message before the model sees it (a UserPromptSubmit hook).",
         hot=True,
         hook=True,
@@ -289,7 +289,7 @@ COMMANDS += (
             "kb handoff [path] [--session ID] [--show] [--json]",
         ),
         "HandoffInput",
-        "kb.shell.sessionverbs:handoff",
+        "kb.shell.sessions.sessionverbs:handoff",
         # no `needs`: `kb handoff` alone shows the latest record; the run function words the
         # refusals of `save` and `claim` without their agent.
         summary="Save, claim, complete or read back the baton one session hands the next.",
@@ -298,7 +298,7 @@ COMMANDS += (
         "capture",
         ("kb capture [path] [--session ID] [--conclusion <text>]",),
         "CaptureInput",
-        "kb.shell.sessionverbs:capture",
+        "kb.shell.sessions.sessionverbs:capture",
         summary="Turn a session's record into one raw deposit in the routed agent's inbox/.",
     ),
 )

@@ -1,0 +1,2 @@
+"""The session verbs: `kb boot`, capture and handoff.
+"""
