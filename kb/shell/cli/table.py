@@ -341,7 +341,7 @@ COMMANDS += (
             "kb panel [<artifact>] [path] --ledger [--json]",
         ),
         "PanelInput",
-        "kb.shell.panelverbs:panel",
+        "kb.shell.roles.panelverbs:panel",
         # no `needs`: `kb panel --ledger` takes no artifact, and each form words its own line
         # when one is due.
         summary="Open an objection round on one artifact, price it, and keep its ledger.",
@@ -367,7 +367,7 @@ COMMANDS += (
         "ingest",
         ("kb ingest <file> [path]... [--agent NAME] [--keep] [--dry-run] [--top N] [--all]",),
         "IngestInput",
-        "kb.shell.ingestverb:ingest",
+        "kb.shell.roles.ingestverb:ingest",
         # no `needs`: a missing file gets the verb's own one line, without the usage text.
         summary="Stage one document in its owner's inbox and distil it through promote.",
     ),
@@ -375,7 +375,7 @@ COMMANDS += (
         "consolidate",
         ("kb consolidate <agent> [path] [--sessions N] [--top N] [--dry-run] [--json]",),
         "ConsolidateInput",
-        "kb.shell.consolidateverb:consolidate",
+        "kb.shell.roles.consolidateverb:consolidate",
         needs="kb: consolidate needs an agent name",
         summary="Propose what recurs across an agent's sessions, cited, through the reviewer.",
     ),

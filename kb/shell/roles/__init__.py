@@ -1,0 +1,2 @@
+"""The verbs that run a model role: consolidate, ingest, panel.
+"""
