@@ -353,14 +353,14 @@ COMMANDS += (
         "promote",
         ("kb promote [path]... [--top N] [--all] [--dry-run] [--max N] [--lock]",),
         "PromoteInput",
-        "kb.shell.promoteverbs:promote",
+        "kb.shell.promotion.promoteverbs:promote",
         summary="Offer each inbox to the promoter; write only what three reviews accept.",
     ),
     Command(
         "rejections",
         ("kb rejections [path]... [--top N] [--agent A] [--lens L] [--json]",),
         "RejectionsInput",
-        "kb.shell.promoteverbs:rejections_verb",
+        "kb.shell.promotion.promoteverbs:rejections_verb",
         summary="Read kb-rejections.txt back: what the reviewer refused, most refused first.",
     ),
     Command(

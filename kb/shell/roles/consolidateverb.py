@@ -27,7 +27,7 @@ from kb.pure.writing import notewrite as nw
 from kb.shell.answering.readverbs import open_warnings
 from kb.shell.cli.inputs import ConsolidateInput
 from kb.shell.cli.outcome import Outcome
-from kb.shell.promotion import FleetEffects, models, no_promoter, no_reviewer
+from kb.shell.promotion.promotion import FleetEffects, models, no_promoter, no_reviewer
 
 
 def _records(root: str) -> list[ho.Record]:

@@ -32,7 +32,7 @@ from kb.pure.sessions.handoff import cut_bytes
 from kb.shell.answering.readverbs import open_warnings
 from kb.shell.cli.inputs import IngestInput
 from kb.shell.cli.outcome import Outcome
-from kb.shell.promotion import FleetEffects, deposit, models, say, unreachable_of
+from kb.shell.promotion.promotion import FleetEffects, deposit, models, say, unreachable_of
 
 # A document is read whole into memory once (its text goes to the model in parts); 64 MiB is
 # far past any document worth distilling, and bounds what one `kb ingest` can be made to hold.

@@ -3,8 +3,8 @@
 Typed input in, Outcome out. The run's order and every decision are kb.pure.promotion.promoterun and
 kb.pure.promotion.promote; the words are kb.pure.promotion.promotereport and
 kb.pure.promotion.rejections; the effects (deposits, model commands, evidence, the writer, the log)
-are kb.shell.promotion; the lock is kb.io.promotion.promotelock. Nothing is printed here, except
-progress on a terminal's stderr.
+are kb.shell.promotion.promotion; the lock is kb.io.promotion.promotelock. Nothing is printed here,
+except progress on a terminal's stderr.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from kb.pure.promotion.promotereport import promote_stdout, unreachable_stderr
 from kb.shell.answering.readverbs import open_warnings
 from kb.shell.cli.inputs import PromoteInput, RejectionsInput
 from kb.shell.cli.outcome import Outcome
-from kb.shell.promotion import (
+from kb.shell.promotion.promotion import (
     FleetEffects,
     deposits_of,
     models,

@@ -1,0 +1,2 @@
+"""`kb promote` and `kb rejections`, and the real effects a promotion run has.
+"""
