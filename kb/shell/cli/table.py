@@ -211,7 +211,7 @@ COMMANDS += (
         "misroute",
         ("kb misroute <message> --chose <agent> --owner <agent|none> [--why <text>] [path]",),
         "MisrouteInput",
-        "kb.shell.logverbs:misroute",
+        "kb.shell.logs.logverbs:misroute",
         # no `needs`: a missing --chose/--owner is reported first, then a missing message,
         # each as its own line from the run function.
         summary="Record that the router handed a message to an agent that does not own it.",
@@ -223,14 +223,14 @@ COMMANDS += (
         "misroutes",
         ("kb misroutes [path] [--top N]",),
         "MisroutesInput",
-        "kb.shell.logverbs:misroutes",
+        "kb.shell.logs.logverbs:misroutes",
         summary="Read the misroute log back, the most often filed fault first.",
     ),
     Command(
         "abstentions",
         ("kb abstentions [path] [--top N] [--all]",),
         "AbstentionsInput",
-        "kb.shell.logverbs:abstentions",
+        "kb.shell.logs.logverbs:abstentions",
         summary="Read back the subjects no agent covers, with what each scores today.",
     ),
 )

@@ -1,0 +1,2 @@
+"""`kb misroute`, `kb misroutes` and `kb abstentions`.
+"""
