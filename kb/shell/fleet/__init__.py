@@ -1,0 +1,2 @@
+"""The fleet verbs: sync, commit, doctor, trust, eval.
+"""
