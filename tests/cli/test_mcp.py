@@ -228,7 +228,7 @@ def test_private_layer_only_with_all(example_fleet: Path) -> None:
 def test_tools_and_cli_verbs_agree(example_fleet: Path, kb: RunKb) -> None:
     """Every tool projects a CLI verb, and both surfaces give the same answer."""
     from kb.shell.cli.table import BY_NAME
-    from kb.shell.mcp_tools import TOOLS as TOOL_TABLE
+    from kb.shell.mcp.mcp_tools import TOOLS as TOOL_TABLE
 
     assert all(t.verb in BY_NAME for t in TOOL_TABLE)
     server = Raw(example_fleet)

@@ -131,7 +131,7 @@ def served(fleet: Path) -> dict[str, Any]:
 
 
 def test_initialize_negotiates_and_instructs(served: dict[str, Any]) -> None:
-    from kb.shell.mcp_server import CAPABILITIES
+    from kb.shell.mcp.mcp_server import CAPABILITIES
 
     init = served["init"]
     assert init.protocol_version == LATEST  # the SDK client asks for its newest
@@ -220,8 +220,8 @@ def test_structured_content_is_the_cli_json(served: dict[str, Any], fleet: Path,
 
 def test_an_empty_base_answers_in_shape(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from kb.io.answering.memory import Memory
-    from kb.shell.mcp_server import Server
-    from kb.shell.mcp_tools import BY_TOOL
+    from kb.shell.mcp.mcp_server import Server
+    from kb.shell.mcp.mcp_tools import BY_TOOL
 
     (tmp_path / "fleet" / "solo").mkdir(parents=True)
     (tmp_path / "fleet.txt").write_text("name = Empty\n")
@@ -334,7 +334,7 @@ def test_tools_project_their_verbs() -> None:
     import attrs
 
     from kb.shell.cli.table import BY_NAME
-    from kb.shell.mcp_tools import TOOLS
+    from kb.shell.mcp.mcp_tools import TOOLS
 
     for t in TOOLS:
         fields = {a.name for a in attrs.fields(BY_NAME[t.verb].input_type)}

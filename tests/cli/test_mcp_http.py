@@ -225,7 +225,7 @@ def test_the_five_tools_answer_as_over_stdio(url: str, fleet: Path) -> None:
 def test_http_negotiates_as_stdio_does(url: str, asked: str, given: str) -> None:
     import httpx2
 
-    from kb.shell.mcp_server import initialize_result
+    from kb.shell.mcp.mcp_server import initialize_result
 
     init = {**INIT, "params": {**INIT["params"], "protocolVersion": asked}}
     headers = {**ACCEPT, "Authorization": f"Bearer {TOKEN}"}
@@ -247,7 +247,7 @@ def test_the_sdk_client_without_the_token_is_refused(url: str) -> None:
 
 
 def test_loopback_only() -> None:
-    from kb.shell.mcp_http import HOST, listen
+    from kb.shell.mcp.mcp_http import HOST, listen
 
     sock = listen(0)
     try:

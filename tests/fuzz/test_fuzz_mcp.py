@@ -1,4 +1,4 @@
-"""Fuzz: the MCP server's line handler (kb.shell.mcp_server.answer_line), the function the stdio
+"""Fuzz: the MCP server's line handler (kb.shell.mcp.mcp_server.answer_line), the function the stdio
 loop calls for every line a client sends, over a real opened Memory of the example fleet.
 
 Every line gets exactly one JSON-RPC reply line (a result or an error with a standard code),
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
-from kb.shell.mcp_server import Server, answer_line
+from kb.shell.mcp.mcp_server import Server, answer_line
 from tests.conftest import EXAMPLE_FLEET
 from tests.fuzz.hostile import no_hang, raw_text
 

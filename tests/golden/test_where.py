@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kb.io.answering.memory import Memory
-from kb.shell.mcp_tools import BY_TOOL, ToolError
+from kb.shell.mcp.mcp_tools import BY_TOOL, ToolError
 from tests.conftest import REPO, RunKb, _copy, check_golden
 
 FIXTURE = REPO / "tests" / "fixtures" / "where-fleet"

@@ -11,7 +11,7 @@ every surface is asked, with the private chunks already in the text index (an ea
 - every read verb of the command table, text and `--json`, in-process: each verb's run
   function on its typed input (what the CLI runs after parsing; a cyclopts parse costs about
   60 ms), and the `--all` checks through kb.shell.cli.main.run, parsing included;
-- the MCP tools, through the server's dispatcher (kb.shell.mcp_server.Server.handle);
+- the MCP tools, through the server's dispatcher (kb.shell.mcp.mcp_server.Server.handle);
 - the reading room's HTTP API, through Starlette's TestClient on the real app;
 - the library, kb.Memory and what it exposes;
 - the verbs that call a model (answer in all three modes, boot's classifier, promote,
@@ -49,7 +49,7 @@ from kb.io.answering.memory import Memory
 from kb.shell.cli.main import run
 from kb.shell.cli.outcome import Outcome
 from kb.shell.cli.table import BY_NAME
-from kb.shell.mcp_server import Server
+from kb.shell.mcp.mcp_server import Server
 from kb.shell.ui.room import Reader
 from kb.shell.ui.server import build_app
 from tests.properties.strategies import (

@@ -54,7 +54,7 @@ from kb.pure.sessions.scrub import scrub
 from kb.pure.sessions.session import Concluded, Refused, Routed, events_name
 from kb.pure.writing.sources import mint_key
 from kb.shell.cli.main import run
-from kb.shell.mcp_server import Server
+from kb.shell.mcp.mcp_server import Server
 from kb.shell.ui.room import Reader
 from kb.shell.ui.server import build_app
 from tests.conftest import REPO

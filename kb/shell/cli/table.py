@@ -125,7 +125,7 @@ COMMANDS += (
         "serve",
         ("kb serve [path]... [--top N] [--all] [--http [--port N]]",),
         "ServeInput",
-        "kb.shell.serveverb:serve",
+        "kb.shell.mcp.serveverb:serve",
         summary="Serve the memory over the Model Context Protocol, on stdio or loopback HTTP.",
     ),
 )

@@ -7,7 +7,7 @@ from kb.io.fleet.extras import MISSING_EXTRA_EXIT, missing, needs_line
 from kb.shell.cli.inputs import ServeInput
 from kb.shell.cli.outcome import Outcome
 
-DEFAULT_PORT = 4115  # kb.shell.mcp_http.DEFAULT_PORT; kept here so stdio never imports it
+DEFAULT_PORT = 4115  # kb.shell.mcp.mcp_http.DEFAULT_PORT; kept here so stdio never imports it
 
 
 def serve(inp: ServeInput) -> Outcome:
@@ -16,11 +16,11 @@ def serve(inp: ServeInput) -> Outcome:
     # The server writes its own streams as it goes; the Outcome only carries the exit code.
     paths = list(inp.paths) or ["."]
     if inp.http:
-        from kb.shell.mcp_http import serve_http
+        from kb.shell.mcp.mcp_http import serve_http
 
         return Outcome(code=serve_http(paths, inp.top, inp.all, inp.port))
     if inp.port != DEFAULT_PORT:
         return Outcome(stderr="kb serve: --port only applies with --http\n", code=2)
-    from kb.shell.mcp_server import serve as run_server
+    from kb.shell.mcp.mcp_server import serve as run_server
 
     return Outcome(code=run_server(paths, inp.top, inp.all))

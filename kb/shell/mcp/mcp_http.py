@@ -3,7 +3,7 @@
 The transport is the SDK's (`StreamableHTTPSessionManager` in stateless mode, JSON
 responses), so any MCP client that speaks streamable HTTP can connect. The answers are not
 the SDK's: its `tools/list` and `tools/call` handlers hand every request to the stdio
-server's `Server.handle`, which dispatches to kb.shell.mcp_tools.TOOLS. One tool table, one
+server's `Server.handle`, which dispatches to kb.shell.mcp.mcp_tools.TOOLS. One tool table, one
 dispatcher, one open Memory: a question gets the same text and the same structured content
 over either transport. `initialize` is the SDK's, fed the stdio server's capabilities and
 instructions; it negotiates the version by the rule and the list the stdio server uses. The
@@ -36,8 +36,8 @@ from kb.io.answering.live import LiveMemory
 from kb.io.answering.memory import Memory, OpenError
 from kb.pure.fleet.httpguard import LOCAL_HOSTS, origin_allowed, refusal
 from kb.pure.render.mcptext import INSTRUCTIONS
-from kb.shell.mcp_server import CAPABILITIES, banner, tools_list, warner
-from kb.shell.mcp_server import Server as Dispatcher
+from kb.shell.mcp.mcp_server import CAPABILITIES, banner, tools_list, warner
+from kb.shell.mcp.mcp_server import Server as Dispatcher
 from kb.version import __version__
 
 HOST = "127.0.0.1"
@@ -106,7 +106,7 @@ def build_app(live: LiveMemory, top: int, token: str) -> ASGIApp:
 
     class KbServer(Server[Any]):
         """The SDK's server with the capabilities the stdio server advertises: one
-        definition (kb.shell.mcp_server.CAPABILITIES) for `initialize` on both transports."""
+        definition (kb.shell.mcp.mcp_server.CAPABILITIES) for `initialize` on both transports."""
 
         def get_capabilities(
             self,

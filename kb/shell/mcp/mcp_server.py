@@ -4,7 +4,7 @@ The loop is ours rather than the SDK's server class, because the protocol rules 
 differ from it (measured again on mcp 2.3.0, decision 0020): `initialize` is answered but
 never required, an unparseable line gets -32700 instead of silence, `"id": null` is
 answered, and notifications are never answered. What a client learns at `initialize` is
-defined once here and served unchanged over HTTP (kb.shell.mcp_http): the capabilities,
+defined once here and served unchanged over HTTP (kb.shell.mcp.mcp_http): the capabilities,
 the instructions, and the protocol version, negotiated by the SDK's own rule over the
 SDK's own list of versions. The SDK's client drives the end-to-end tests.
 
@@ -23,12 +23,12 @@ from kb.io.answering.live import LiveMemory
 from kb.io.answering.memory import Memory, OpenError
 from kb.pure.notes.plural import counted
 from kb.pure.render.mcptext import INSTRUCTIONS
-from kb.shell.mcp_tools import BY_TOOL, TOOLS, ToolError
+from kb.shell.mcp.mcp_tools import BY_TOOL, TOOLS, ToolError
 from kb.version import __version__
 
 MAX_DEPTH = 64
 # What the server offers: tools, and a list that never changes while it runs. The SDK
-# derives the same from a server with tool handlers; kb.shell.mcp_http serves this one.
+# derives the same from a server with tool handlers; kb.shell.mcp.mcp_http serves this one.
 CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
 
 

@@ -1,0 +1,2 @@
+"""`kb serve`: the MCP tools, each a projection of a verb, over stdio and HTTP.
+"""
