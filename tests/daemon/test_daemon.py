@@ -434,7 +434,7 @@ def test_the_client_imports_nothing_heavy(daemons: Daemons, fleet: Path) -> None
     probe = (
         "import io, sys, contextlib\n"
         "sys.argv = ['kb', 'route', 'backup restore']\n"
-        "from kb.shell import client\n"
+        "from kb.shell.cli import client\n"
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "    code = client.main()\n"
         "heavy = [m for m in ('cyclopts', 'attrs', 'sqlite3', 'kb.shell.cli.main',"

@@ -69,7 +69,7 @@ CALL_TIMEOUT_S = 180.0  # a call stuck this long is a hang, reported as code "ti
 REJECTION_WRITER = (
     "import sys\n"
     "from pathlib import Path\n"
-    "from kb.io import rejectlog\n"
+    "from kb.io.promotion import rejectlog\n"
     "a = sys.argv[1:]\n"
     "e = rejectlog.record(Path('kb-rejections.txt'), a[0], a[1], a[2], a[3], '2026-01-02')\n"
     "print(e or 'recorded')\n"

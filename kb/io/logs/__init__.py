@@ -1,2 +1,1 @@
-"""Appending to and reading kb's counted logs at the fleet root, under concurrent writers.
-"""
+"""Appending to and reading kb's counted logs at the fleet root, under concurrent writers."""

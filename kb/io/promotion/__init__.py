@@ -1,2 +1,1 @@
-"""The disk half of `kb promote`: the deposit offered, the lock marker, the rejections log.
-"""
+"""The disk half of `kb promote`: the deposit offered, the lock marker, the rejections log."""

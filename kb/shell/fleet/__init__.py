@@ -1,2 +1,1 @@
-"""The fleet verbs: sync, commit, doctor, trust, eval.
-"""
+"""The fleet verbs: sync, commit, doctor, trust, eval."""

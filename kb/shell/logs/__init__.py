@@ -1,2 +1,1 @@
-"""`kb misroute`, `kb misroutes` and `kb abstentions`.
-"""
+"""`kb misroute`, `kb misroutes` and `kb abstentions`."""

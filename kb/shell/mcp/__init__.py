@@ -1,2 +1,1 @@
-"""`kb serve`: the MCP tools, each a projection of a verb, over stdio and HTTP.
-"""
+"""`kb serve`: the MCP tools, each a projection of a verb, over stdio and HTTP."""

@@ -1,2 +1,1 @@
-"""`kb promote` and `kb rejections`, and the real effects a promotion run has.
-"""
+"""`kb promote` and `kb rejections`, and the real effects a promotion run has."""

@@ -1,2 +1,1 @@
-"""The verbs that run a model role: consolidate, ingest, panel.
-"""
+"""The verbs that run a model role: consolidate, ingest, panel."""

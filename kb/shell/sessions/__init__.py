@@ -1,2 +1,1 @@
-"""The session verbs: `kb boot`, capture and handoff.
-"""
+"""The session verbs: `kb boot`, capture and handoff."""

@@ -1,2 +1,1 @@
-"""The verbs that create and check files: init, write, check, source, links and graph.
-"""
+"""The verbs that create and check files: init, write, check, source, links and graph."""
