@@ -1,5 +1,6 @@
 """The model roles: what the answerer, the classifier, the panel, the consolidator, the
 ingester and `remember` are sent, and what their replies mean.
 
-Promotion has its own package; answering never imports this one.
+Answering, the notes and writing never import this package, nor do the logs (import-linter
+contracts hold each).
 """

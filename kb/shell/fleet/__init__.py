@@ -1,1 +1,5 @@
-"""The fleet verbs: sync, commit, doctor, trust, eval."""
+"""The fleet verbs: sync, commit, doctor, trust, eval.
+
+It imports neither the MCP server nor the reading room: a verb runs the same under every
+surface (an import-linter contract holds this).
+"""

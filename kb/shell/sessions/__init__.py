@@ -1,1 +1,5 @@
-"""The session verbs: `kb boot`, capture and handoff."""
+"""The session verbs: `kb boot`, capture and handoff.
+
+It imports neither the MCP server nor the reading room: a verb runs the same under every
+surface (an import-linter contract holds this).
+"""
