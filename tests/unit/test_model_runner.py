@@ -1,4 +1,5 @@
-"""kb.io.roles.model.run_model through the real subprocess path, with the scripts in tests/models/."""
+"""kb.io.roles.model.run_model through the real subprocess path, with the scripts in
+tests/models/."""
 
 from __future__ import annotations
 

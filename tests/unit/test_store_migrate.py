@@ -129,3 +129,28 @@ def test_an_index_from_before_judged_reads_reads_every_note_again(
     again = run(["index", str(base)])
     assert again.code == 0
     assert "ada        7 reindexed, 0 unchanged, 0 removed" in again.stdout, again.stdout
+
+
+def test_header_rows_lost_under_a_kept_stat_pass_are_read_once_and_saved_again(
+    example_fleet: Path,
+) -> None:
+    # A kept stat pass (`scan_lights`) lets an open skip the header rows; when the rows are
+    # gone (a prune, a tool that emptied the table), every full header was read from the
+    # note again on every open, for good. The first read now forgets the kept pass, so the
+    # next open takes the stat pass and saves the rows.
+    from kb.io.answering.memory import Memory
+
+    base = example_fleet / "fleet" / "ada"
+    Memory.open([str(example_fleet / "fleet")]).close()  # rows and a kept pass
+    conn = sqlite3.connect(db_path(base))
+    files = conn.execute("SELECT COUNT(*) FROM headers").fetchone()[0]
+    assert files > 0
+    assert conn.execute("SELECT COUNT(*) FROM scan_lights").fetchone()[0] == 1
+    conn.execute("DELETE FROM headers")
+    conn.commit()
+
+    with Memory.open([str(example_fleet / "fleet")]) as memory:
+        assert memory.list()  # every full header: read from the notes, as before
+    Memory.open([str(example_fleet / "fleet")]).close()
+    assert conn.execute("SELECT COUNT(*) FROM headers").fetchone()[0] == files
+    conn.close()

@@ -244,10 +244,28 @@ class HeaderCache:
                     derived=derived,
                     derivable=derivable,
                 )
-        for rel in wanted:  # a row gone between the scan and now (another writer's prune)
-            if rel not in out:
-                out[rel] = read_header(base, scan.stats[rel])
+        missing = [rel for rel in wanted if rel not in out]
+        for rel in missing:  # a row gone since the scan (another writer's prune, a tool)
+            out[rel] = read_header(base, scan.stats[rel])
+        if missing:
+            # A kept stat pass stands for rows that are not there: while it is kept, every
+            # open skips the stat pass that would save them again, and these files are read
+            # from disk on every open. Forgotten, the next open reads and saves them once.
+            self._forget_kept_passes()
         return out
+
+    def _forget_kept_passes(self) -> None:
+        """Drop every kept stat pass, opportunistically (a busy or read-only index keeps
+        them, and is asked again the next time a row is missing)."""
+        try:
+            wait_briefly(self._store.conn)
+            with self._store.conn:
+                self._store.conn.execute("DELETE FROM scan_lights")
+        except sqlite3.Error:
+            pass
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                wait_fully(self._store.conn)
 
     def every(self, base: BaseSnapshot) -> list[FileHeader]:
         """Every in-scope file's full header, reading only files whose stat changed."""
