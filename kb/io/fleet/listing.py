@@ -31,7 +31,7 @@ def rows_of(bases: Sequence[OpenBase], facets: Facets | None) -> list[Row]:
     facets = Facets() if facets is None else facets
     rows: list[Row] = []
     for b in bases:
-        for h in b.headers:
+        for h in b.each_header():
             if h.bucket == "unreadable":  # not text: discovery skips it on every surface
                 continue
             row = Row(
