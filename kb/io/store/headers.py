@@ -18,7 +18,7 @@ from attrs import frozen
 
 from kb.io.notes.safe_read import Refused, read_note
 from kb.io.notes.walk import BaseSnapshot, FileStat
-from kb.io.store.schema import SQL_VARIABLES, wait_briefly, wait_fully
+from kb.io.store.schema import SQL_VARIABLES, briefly
 from kb.pure.answering.entries import (
     Bucket,
     TokenSets,
@@ -178,23 +178,16 @@ class HeaderCache:
         blob = json.dumps(
             [[h.rel, h.private, h.bucket, h.hash, h.note] for h in lights], ensure_ascii=False
         )
-        try:
-            wait_briefly(self._store.conn)
-            with self._store.conn:
-                self._store.conn.execute("BEGIN IMMEDIATE")
-                self._store.conn.execute(
-                    "INSERT OR REPLACE INTO scan_lights VALUES (?, ?)", (digest, blob)
-                )
-                self._store.conn.execute(
-                    "DELETE FROM scan_lights WHERE rowid NOT IN "
-                    "(SELECT rowid FROM scan_lights ORDER BY rowid DESC LIMIT ?)",
-                    (SCAN_LIGHTS_KEPT,),
-                )
-        except sqlite3.Error:
-            pass
-        finally:
-            with contextlib.suppress(sqlite3.Error):
-                wait_fully(self._store.conn)
+        with contextlib.suppress(sqlite3.Error), briefly(self._store.conn), self._store.conn:
+            self._store.conn.execute("BEGIN IMMEDIATE")
+            self._store.conn.execute(
+                "INSERT OR REPLACE INTO scan_lights VALUES (?, ?)", (digest, blob)
+            )
+            self._store.conn.execute(
+                "DELETE FROM scan_lights WHERE rowid NOT IN "
+                "(SELECT rowid FROM scan_lights ORDER BY rowid DESC LIMIT ?)",
+                (SCAN_LIGHTS_KEPT,),
+            )
 
     def full(
         self,
@@ -257,15 +250,8 @@ class HeaderCache:
     def _forget_kept_passes(self) -> None:
         """Drop every kept stat pass, opportunistically (a busy or read-only index keeps
         them, and is asked again the next time a row is missing)."""
-        try:
-            wait_briefly(self._store.conn)
-            with self._store.conn:
-                self._store.conn.execute("DELETE FROM scan_lights")
-        except sqlite3.Error:
-            pass
-        finally:
-            with contextlib.suppress(sqlite3.Error):
-                wait_fully(self._store.conn)
+        with contextlib.suppress(sqlite3.Error), briefly(self._store.conn), self._store.conn:
+            self._store.conn.execute("DELETE FROM scan_lights")
 
     def every(self, base: BaseSnapshot) -> list[FileHeader]:
         """Every in-scope file's full header, reading only files whose stat changed."""
@@ -297,8 +283,7 @@ class HeaderCache:
         try:
             # Opportunistic, so it must not wait out a `kb index` holding the write lock:
             # with the full busy timeout every route and boot meanwhile stalled 5 s.
-            wait_briefly(self._store.conn)
-            with self._store.conn:
+            with briefly(self._store.conn), self._store.conn:
                 self._store.conn.execute("BEGIN IMMEDIATE")
                 if self._store.keywords.has_rows():
                     self._store.keywords.drop([rel for (rel,) in paths])
@@ -309,9 +294,6 @@ class HeaderCache:
             return True
         except sqlite3.Error:
             return False
-        finally:
-            with contextlib.suppress(sqlite3.Error):
-                wait_fully(self._store.conn)
 
 
 def stat_digest(base: BaseSnapshot) -> str:

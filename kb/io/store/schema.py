@@ -10,6 +10,7 @@ memory and the next open tries again.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -258,3 +259,15 @@ def wait_briefly(conn: sqlite3.Connection) -> None:
 def wait_fully(conn: sqlite3.Connection) -> None:
     """After an opportunistic write: wait out another writer for `BUSY_TIMEOUT_MS` again."""
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+
+@contextlib.contextmanager
+def briefly(conn: sqlite3.Connection) -> Iterator[None]:
+    """An opportunistic write's block: the short busy timeout inside it, the full one again
+    after it, however it ends. A busy lock surfaces as `sqlite3.Error` for the caller."""
+    try:
+        wait_briefly(conn)
+        yield
+    finally:
+        with contextlib.suppress(sqlite3.Error):
+            wait_fully(conn)

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kb.io.store.schema import SQL_VARIABLES, wait_briefly, wait_fully
+from kb.io.store.schema import SQL_VARIABLES, briefly
 from kb.pure.answering.calibration import (
     Calibration,
     everyday_words,
@@ -199,36 +199,35 @@ class Vocabulary:
         written: questions then scan each stem, as before the table existed."""
         conn = self._store.conn
         try:
-            wait_briefly(conn)
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                structure = self._structure()
-                if self._words_stamp() != structure:
-                    self._vocab_view()
-                    now = {str(t) for (t,) in conn.execute("SELECT term FROM temp.kb_vocab")}
-                    had = {str(w) for (w,) in conn.execute("SELECT word FROM text_words")}
-                    conn.executemany(
-                        "DELETE FROM text_words WHERE stem = ? AND word = ?",
-                        ((stem(w), w) for w in sorted(had - now)),
-                    )
-                    conn.executemany(
-                        "INSERT INTO text_words VALUES (?, ?)",
-                        ((stem(w), w) for w in sorted(now - had)),
-                    )
-                    conn.execute(
-                        "INSERT OR REPLACE INTO text_words_stamp VALUES (1, ?)", (structure,)
-                    )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+            with briefly(conn):
+                self._refresh_text_words(conn)
         except sqlite3.Error:
             return False
-        finally:
-            with contextlib.suppress(sqlite3.Error):
-                wait_fully(conn)
         self._words_trusted = None
         return True
+
+    def _refresh_text_words(self, conn: sqlite3.Connection) -> None:
+        """`refresh_text_words`' transaction: rolled back whole on any failure."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            structure = self._structure()
+            if self._words_stamp() != structure:
+                self._vocab_view()
+                now = {str(t) for (t,) in conn.execute("SELECT term FROM temp.kb_vocab")}
+                had = {str(w) for (w,) in conn.execute("SELECT word FROM text_words")}
+                conn.executemany(
+                    "DELETE FROM text_words WHERE stem = ? AND word = ?",
+                    ((stem(w), w) for w in sorted(had - now)),
+                )
+                conn.executemany(
+                    "INSERT INTO text_words VALUES (?, ?)",
+                    ((stem(w), w) for w in sorted(now - had)),
+                )
+                conn.execute("INSERT OR REPLACE INTO text_words_stamp VALUES (1, ?)", (structure,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
     def known_words(self, terms: Sequence[str]) -> set[str]:
         """The terms the text index holds as exact words (not only by stem), read from the
@@ -332,21 +331,17 @@ class Vocabulary:
             found = self._measure_calibration(everyday)
         except sqlite3.Error:
             return Calibration(0, 0, frozenset())
-        with contextlib.suppress(sqlite3.Error):
-            wait_briefly(self._store.conn)
-            try:
-                self._store.conn.execute(
-                    "INSERT OR REPLACE INTO calibration VALUES (1, ?, ?, ?, ?, ?)",
-                    (
-                        structure,
-                        wanted,
-                        found.title_known,
-                        found.title_words,
-                        " ".join(sorted(found.everyday_known)),
-                    ),
-                )
-            finally:
-                wait_fully(self._store.conn)
+        with contextlib.suppress(sqlite3.Error), briefly(self._store.conn):
+            self._store.conn.execute(
+                "INSERT OR REPLACE INTO calibration VALUES (1, ?, ?, ?, ?, ?)",
+                (
+                    structure,
+                    wanted,
+                    found.title_known,
+                    found.title_words,
+                    " ".join(sorted(found.everyday_known)),
+                ),
+            )
         return found
 
     def _measure_calibration(self, everyday: Sequence[str]) -> Calibration:
