@@ -65,7 +65,8 @@ def _agree(root: Path, include_private: bool, picks: list[list[int]], typos: lis
             return
         phrases = sorted({n for _, n in memory.keywords.key_norms() if " " in n})
         index = memory.keywords  # the whole-fleet index, built in memory
-        for question in _questions(vocabulary, phrases, picks, typos):
+        questions = _questions(vocabulary, phrases, picks, typos)
+        for question in questions:
             terms = memory.terms(question)
             persisted, idf, _ = memory._rank_keywords(terms, 1000)
             assert persisted == index.rank(terms, 1000), question
@@ -73,6 +74,11 @@ def _agree(root: Path, include_private: bool, picks: list[list[int]], typos: lis
                 assert idf(word) == index.idf(word), (question, word)
             assert memory.suggest(question) == suggest_among(question, index.key_norms())
             assert memory.entry_count() == len(memory.entries)
+        suggested = [memory.suggest(question) for question in questions]
+    # a Memory held in memory suggests from its own trigram index, never the persisted one
+    with Memory.open([str(root)], all=include_private) as held:
+        held.warm()
+        assert [held.suggest(question) for question in questions] == suggested
 
 
 @POSTINGS

@@ -103,10 +103,9 @@ DEFAULT_TOP = 5
 # it was installed: a base written to without pause answers from SQLite until it rests.
 WARM_TRIES = 3
 
-# A resident kb (kb.shell.daemon) answers with fleets it holds open: while it is set, each
-# `Memory.open` asks it first, with the paths as given and the scope, and a Memory it
-# returns is `resident` (a verb's `with memory:` leaves it open). None in every other
-# process, so a one-shot verb opens and closes as it always did.
+# A resident kb (kb.shell.daemon) answers with fleets it holds open: while set, `Memory.open`
+# asks it first (paths as given, scope), and a Memory it returns is `resident` (a verb's
+# `with memory:` leaves it open). None elsewhere: a one-shot verb opens and closes.
 ResidentProvider = Callable[[tuple[str, ...], bool], "Memory | None"]
 _resident: ResidentProvider | None = None
 
@@ -435,6 +434,7 @@ class Memory:
             if not self._released and not self._keywords_warm:
                 # built now, every entry prepared for scoring, not on a question
                 self.keywords.prepare_all()
+                self._suggester = SuggestIndex(self.keywords.key_norms())
                 self._keywords_warm = True
 
     def _warm_in_background(self) -> None:
@@ -710,10 +710,10 @@ class Memory:
 
     @serialised
     def suggest(self, question: str, limit: int = SUGGEST_LIMIT) -> list[str]:
-        """Keys that look like the question's words (spelling, never meaning). From the
-        persisted trigrams: only key words sharing a trigram with a question word are
-        compared, and only their keys read."""
-        if not self._postings:
+        """Keys that look like the question's words (spelling, never meaning): only key words
+        sharing a lookup with a question word and within its bound are compared, found in
+        the persisted trigrams, or in memory once the keyword index is held (`warm`)."""
+        if not self._postings or self._keywords_warm:
             if self._suggester is None:
                 self._suggester = SuggestIndex(self.keywords.key_norms())
             return self._suggester.suggest(question, limit)
