@@ -241,7 +241,12 @@ def test_indexed_ranking_equals_naive_ranking(es: list[Entry], q: str, top: int)
 
 @pytest.mark.parametrize(
     ("phrase", "question"),
-    [("calorie floor", "xcalorie floors"), ("router kernel", "xrouter kernelx")],
+    [
+        ("calorie floor", "xcalorie floors"),
+        ("router kernel", "xrouter kernelx"),
+        ("router kernel", "router kernel"),
+        ("tide harbour pilot", "ebbtide harbour pilots"),
+    ],
 )
 def test_phrase_matches_inside_words_in_both_rankings(phrase: str, question: str) -> None:
     """Pinned examples of the plain-substring phrase rule (§6.5) that (9) must cover."""
