@@ -23,6 +23,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from heapq import nlargest
 
 from attrs import frozen
 
@@ -188,6 +189,13 @@ class WarmText:
             if idf <= 0.0:
                 idf = FTS_IDF_FLOOR
             lo, hi = self.at[i], self.at[i + 1]
+            if not scores:
+                # the first word's sums are 0.0 + idf * part, which is idf * part exactly:
+                # built in C (a third of the ranking's time at 10,000 notes)
+                weighted = map(idf.__mul__, self.post_weight[lo:hi])
+                scores = dict(zip(self.post_chunk[lo:hi], weighted, strict=True))
+                get = scores.get
+                continue
             for j, part in zip(self.post_chunk[lo:hi], self.post_weight[lo:hi], strict=True):
                 scores[j] = get(j, 0.0) + idf * part
         if not include_private:
@@ -208,8 +216,8 @@ class WarmText:
             return kept, []
         scores = self.scores(kept, include_private)
         if len(scores) > limit:
-            # the limit-th best score, by C's sort, then only the chunks at or above it
-            line = sorted(scores.values(), reverse=True)[limit - 1]
+            # the limit-th best score, then only the chunks at or above it
+            line = nlargest(limit, scores.values())[-1]
             scores = {j: s for j, s in scores.items() if s >= line}
         best = sorted(scores.items(), key=lambda js: (-js[1], self.rowids[js[0]]))[:limit]
         out: list[tuple[int, str, str]] = []
