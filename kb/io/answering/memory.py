@@ -502,17 +502,17 @@ class Memory:
         self, terms: Sequence[str], top: int
     ) -> tuple[list[KeywordHit], Callable[[str], float], frozenset[str]]:
         """The keyword ranking, the idf it scored with, and which of `terms` some entry in
-        scope holds in its vocabulary. From the persisted postings: the
-        rows of the question's own words (and of the prefixes a phrase's second word can
-        be) name the candidates and count each word's document frequency over the entries
-        in scope; only the candidates' headers are decoded, and each is scored by the same
-        function as the in-memory index, so both rank alike (tests/properties)."""
+        scope holds in its vocabulary. From the persisted postings: the rows of the
+        question's own words (and of the prefixes a phrase's second word can be) name the
+        candidates and count each word's document frequency over the entries in scope;
+        only the candidates' headers are decoded, each scored as the in-memory index does."""
         if not self._postings or self._keywords_warm:
             index = self.keywords
             held = frozenset(t for t in terms if index.holds(t))
             return index.rank(terms, top), index.idf, held
         df: dict[str, int] = {}
         chosen: dict[tuple[int, str], int] = {}
+        phrasal: set[int] = set()  # found by a phrase's second word: may hold a phrase
         for i, store in enumerate(self._stores):
             order = self._entry_order[i]
             vocabulary, phrases = store.keywords.candidate_rows(terms, term_prefixes(terms))
@@ -522,7 +522,7 @@ class Memory:
                     chosen[(i, rel)] = order[rel]
             for _, rel in phrases:
                 if rel in order:
-                    chosen[(i, rel)] = order[rel]
+                    phrasal.add(chosen.setdefault((i, rel), order[rel]))
         prepared = self._prepared_at(chosen)
         extra = phrase_words((p for _, p in prepared), terms) - set(terms)
         if extra:
@@ -543,7 +543,7 @@ class Memory:
             return found
 
         held = frozenset(t for t in terms if df.get(t, 0) > 0)
-        return rank_prepared(prepared, terms, top, idf), idf, held
+        return rank_prepared(prepared, terms, top, idf, phrasal), idf, held
 
     def _prepared_at(self, chosen: dict[tuple[int, str], int]) -> list[tuple[int, Prepared]]:
         """(entry order, prepared entry) for each chosen (base, path), decoded once per open
