@@ -12,11 +12,16 @@ of kb temp files a killed writer left (kb.io.files.atomic.sweep_temps): one scan
 
 from __future__ import annotations
 
+import functools
+import os
 import sqlite3
 import time
 from pathlib import Path
 
+from attrs import frozen
+
 from kb.io.files.atomic import crash_point, sweep_temps
+from kb.io.notes.perbase import each_base, orphan_check, worker_count
 from kb.io.notes.progress import Progress, Step, stepper
 from kb.io.notes.walk import BaseSnapshot, WalkError, discover, expand_roots
 from kb.io.store import (
@@ -151,55 +156,99 @@ def index_report(
     unreachable: list[str] = []
     unreadable: list[tuple[str, str]] = []
     indexed: list[BaseSnapshot] = []
-    for snap in snapshots:
-        try:
-            store = Store.open(snap.root)
-        except StoreError as e:
+    sizes = [len(snap.files) for snap in snapshots]
+    parent = os.getpid() if worker_count(sizes) > 1 else None
+    if parent is not None:
+        progress = None  # a worker's progress cannot be drawn here; its steps check on us
+    job = functools.partial(_index_one, include_private, parent, progress)
+    for snap, got in zip(
+        snapshots,
+        each_base(job, snapshots, sizes, _after_base),
+        strict=True,
+    ):
+        if got.store_error is not None:
+            path, reason = got.store_error
             if len(snapshots) == 1:
-                raise IndexFailure(f"cannot open {e.path}: {e.reason}") from e
+                raise IndexFailure(f"cannot open {path}: {reason}")
             if warnings is not None:
                 warnings.append(
-                    f"cannot open {e.path}: {e.reason}; {snap.name} was not indexed and the "
-                    "rest was"
+                    f"cannot open {path}: {reason}; {snap.name} was not indexed and the rest was"
                 )
             continue
-        if store.notice and warnings is not None:
-            warnings.append(f"{snap.name}: {store.notice}")
+        if got.notice and warnings is not None:
+            warnings.append(f"{snap.name}: {got.notice}")
         indexed.append(snap)
-        try:
-            store.writer.bulk_writes()
-            scan = store.headers.scan(snap, stepper(progress, f"{snap.name}: reading headers"))
-            headers = scan.lights
-            try:
-                report = _sync(
-                    store, snap, scan, include_private, stepper(progress, f"{snap.name}: indexing")
-                )
-            except Exception as e:  # any sqlite or disk failure, named with its base
-                raise IndexFailure(f"indexing {snap.name} failed: {e}") from e
-        finally:
-            store.close()
-            if progress is not None:
-                progress.clear()
-        crash_point("index.base")
-        base_unreachable = [f"{snap.name}/{h.rel}" for h in headers if h.bucket == "unreachable"]
-        unreachable += base_unreachable
-        unreadable += [
-            (f"{snap.name}/{h.rel}", h.note) for h in headers if h.bucket == "unreadable"
-        ]
+        if got.failure is not None:
+            raise IndexFailure(got.failure)
+        unreachable += got.unreachable
+        unreadable += got.unreadable
         files += len(snap.files)
-        exempt += sum(1 for h in headers if h.bucket == "exempt")
-        lines.append(
-            BaseIndexLine(
-                snap.name,
-                report.reindexed,
-                report.unchanged,
-                report.removed,
-                report.chunks,
-                len(base_unreachable),
-            )
-        )
+        exempt += got.exempt
+        assert got.line is not None  # every base that opened and did not fail has one
+        lines.append(got.line)
     _sweep(paths, [snap.root for snap in indexed])
     return lines, files, exempt, unreachable, unreadable
+
+
+@frozen
+class BaseIndexed:
+    """What indexing one base came to (`_index_one`): picklable, for a worker process."""
+
+    store_error: tuple[str, str] | None = None  # (path, reason): the index would not open
+    notice: str | None = None
+    failure: str | None = None  # why the sync failed, worded for IndexFailure
+    line: BaseIndexLine | None = None
+    unreachable: tuple[str, ...] = ()
+    unreadable: tuple[tuple[str, str], ...] = ()
+    exempt: int = 0
+
+
+def _after_base(got: BaseIndexed) -> None:
+    if got.line is not None:  # indexed and committed
+        crash_point("index.base")
+
+
+def _index_one(
+    include_private: bool, parent: int | None, progress: Progress | None, snap: BaseSnapshot
+) -> BaseIndexed:
+    """Open, scan and sync one base's index, here or in a worker process (`parent` is then
+    the pid that asked, and every progress step checks it is still there)."""
+    try:
+        store = Store.open(snap.root)
+    except StoreError as e:
+        return BaseIndexed(store_error=(str(e.path), e.reason))
+    watch = orphan_check(parent) if parent is not None else None
+    try:
+        store.writer.bulk_writes()
+        steps = stepper(progress, f"{snap.name}: reading headers") or watch
+        scan = store.headers.scan(snap, steps)
+        headers = scan.lights
+        steps = stepper(progress, f"{snap.name}: indexing") or watch
+        try:
+            report = _sync(store, snap, scan, include_private, steps)
+        except Exception as e:  # any sqlite or disk failure, named with its base
+            return BaseIndexed(notice=store.notice, failure=f"indexing {snap.name} failed: {e}")
+    finally:
+        store.close()
+        if progress is not None:
+            progress.clear()
+    base_unreachable = tuple(f"{snap.name}/{h.rel}" for h in headers if h.bucket == "unreachable")
+    return BaseIndexed(
+        notice=store.notice,
+        line=BaseIndexLine(
+            snap.name,
+            report.reindexed,
+            report.unchanged,
+            report.removed,
+            report.chunks,
+            len(base_unreachable),
+        ),
+        unreachable=base_unreachable,
+        unreadable=tuple(
+            (f"{snap.name}/{h.rel}", h.note) for h in headers if h.bucket == "unreadable"
+        ),
+        exempt=sum(1 for h in headers if h.bucket == "exempt"),
+    )
 
 
 def index_entries_json(paths: list[str], include_private: bool) -> str:

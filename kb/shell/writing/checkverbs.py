@@ -3,17 +3,33 @@
 
 It fixes nothing and writes nothing: not a note, not the index, not a log. Bases are walked
 first (stat only: the cross-base hint needs every base's file names), then read and judged
-one at a time, so only one base's text is in memory at once: at 100,000 notes, holding the
-whole fleet's text made `kb check` peak at about 440 MB.
+one at a time in each process (several processes for a large fleet: kb.io.notes.perbase), so
+only one base's text is in memory at once in each: at 100,000 notes, holding the whole
+fleet's text made `kb check` peak at about 440 MB.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
+
+from kb.io.notes.perbase import each_base
 from kb.io.notes.walk import BaseSnapshot
 from kb.io.writing.checker import discover_fleet, read_base
-from kb.pure.writing.checks import Unreadable, fleet_check, fleet_stems, judge_base
+from kb.pure.writing.checks import BaseCheck, Unreadable, fleet_check, fleet_stems, judge_base
 from kb.shell.cli.inputs import CheckInput
 from kb.shell.cli.outcome import Outcome
+
+
+def _judged(
+    include_private: bool,
+    stems: Sequence[tuple[str, frozenset[str]]],
+    base: BaseSnapshot | Unreadable,
+) -> BaseCheck:
+    """One base read and judged: here, or in a worker process (kb.io.notes.perbase)."""
+    return judge_base(
+        base if isinstance(base, Unreadable) else read_base(base, include_private), stems
+    )
 
 
 def check(inp: CheckInput) -> Outcome:
@@ -21,10 +37,8 @@ def check(inp: CheckInput) -> Outcome:
     stems = fleet_stems(
         (s.name, [f.rel for f in s.files]) for s in snaps if isinstance(s, BaseSnapshot)
     )
-    judged = (
-        judge_base(s if isinstance(s, Unreadable) else read_base(s, inp.all), stems) for s in snaps
-    )
-    result = fleet_check(judged)
+    sizes = [len(s.files) if isinstance(s, BaseSnapshot) else 0 for s in snaps]
+    result = fleet_check(each_base(functools.partial(_judged, inp.all, stems), snaps, sizes))
     stdout = result.stdout
     if inp.json:
         from kb.pure.render.jsonout import dumps

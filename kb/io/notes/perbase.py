@@ -1,0 +1,99 @@
+"""One job per base, run on as many of the machine's cores as help (`kb index`, `kb check`).
+
+A fleet's bases are independent: each has its own notes and its own index, so a cold
+`kb index` or a `kb check` of a large fleet can work on several at once, each in a process
+of its own (Python runs one thread's code at a time). The results come back in the bases'
+order, so what a verb prints is the same as when the bases are done one after another,
+which is still how it runs wherever a second process would not pay or could not be trusted:
+
+- fewer than `PARALLEL_MIN_FILES` files in all, or one base, or one core;
+- not Linux: only there is `fork` the default and safe for a process like kb's (macOS
+  made `spawn` its default because system libraries break after a fork);
+- another thread is running (a library caller's, a server's): a fork copies every lock
+  as it stands, and one held by that thread would never be released in the child;
+- `KB_CRASH_AT` is set (the crash tests kill one process at a chosen point);
+- `KB_WORKERS` says how many processes at most (1: none of its own).
+
+The largest bases are handed out first, so no core waits at the end for one large base
+started last. A worker whose parent is gone (a user's Ctrl-C, a kill) stops at its job's
+next progress step instead of writing on alone (`orphan_check`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+# Below this many files a second process costs more than it saves (a fork and a pickled
+# snapshot: tens of milliseconds), and every test fleet stays in one process.
+PARALLEL_MIN_FILES = 2000
+WORKERS_ENV = "KB_WORKERS"
+
+
+def worker_count(sizes: Sequence[int]) -> int:
+    """How many processes to run jobs of these sizes (files per base) in: 1 means here."""
+    if len(sizes) < 2 or sum(sizes) < PARALLEL_MIN_FILES:
+        return 1
+    if sys.platform != "linux" or threading.active_count() > 1:
+        return 1
+    if os.environ.get("KB_CRASH_AT"):
+        return 1
+    cores = len(os.sched_getaffinity(0))
+    given = os.environ.get(WORKERS_ENV, "").strip()
+    if given.isdigit() and int(given) > 0:
+        cores = min(cores, int(given))
+    return max(1, min(cores, len(sizes)))
+
+
+class Orphaned(BaseException):
+    """The process that asked for this job is gone: the job stops, and what it was writing
+    rolls back. Not an Exception, so no job's own error handling turns it into a result."""
+
+
+def orphan_check(parent: int) -> Callable[[int, int], None]:
+    """A progress step that stops a worker whose parent process has gone."""
+
+    def step(_done: int, _total: int) -> None:
+        if os.getppid() != parent:
+            raise Orphaned
+
+    return step
+
+
+def each_base(
+    job: Callable[[_T], _R],
+    items: Sequence[_T],
+    sizes: Sequence[int],
+    done: Callable[[_R], None] | None = None,
+) -> list[_R]:
+    """`job(item)` for every item, in the items' order. `job` must be a module-level
+    function (or a `functools.partial` of one) and its items and results picklable, for
+    when it runs in another process; `done` is called here with each result as it comes."""
+    workers = worker_count(sizes)
+    if workers == 1:
+        out: list[_R] = []
+        for item in items:
+            out.append(job(item))
+            if done is not None:
+                done(out[-1])
+        return out
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    order = sorted(range(len(items)), key=lambda i: -sizes[i])
+    results: dict[int, _R] = {}
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {pool.submit(job, items[i]): i for i in order}
+        for future in as_completed(futures):
+            result = future.result()
+            results[futures[future]] = result
+            if done is not None:
+                done(result)
+    return [results[i] for i in range(len(items))]

@@ -1,0 +1,155 @@
+"""kb.io.notes.perbase: when jobs run in worker processes, that they come back in the bases'
+order either way, and that `kb index` and `kb check` print the same and write the same
+index whether their bases are done here or in workers (real processes: an xdist worker has
+threads of its own, so in this process every run is sequential, as the rules say)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from kb.io.notes import perbase
+from kb.io.notes.perbase import PARALLEL_MIN_FILES, Orphaned, orphan_check, worker_count
+from tests.conftest import RunKb
+
+LINUX = sys.platform == "linux"
+
+
+def _quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.delenv("KB_CRASH_AT", raising=False)
+    monkeypatch.delenv("KB_WORKERS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3}, raising=False)
+
+
+@pytest.mark.skipif(not LINUX, reason="workers run on Linux only")
+def test_workers_only_for_enough_files_in_several_bases(monkeypatch: pytest.MonkeyPatch) -> None:
+    _quiet(monkeypatch)
+    half = PARALLEL_MIN_FILES // 2
+    assert worker_count([half, half]) == 2
+    assert worker_count([half, half - 1]) == 1  # too few files in all
+    assert worker_count([PARALLEL_MIN_FILES * 5]) == 1  # one base
+    assert worker_count([half] * 9) == 4  # no more than the cores
+    monkeypatch.setenv("KB_WORKERS", "3")
+    assert worker_count([half] * 9) == 3
+    monkeypatch.setenv("KB_WORKERS", "1")
+    assert worker_count([half] * 9) == 1
+
+
+@pytest.mark.skipif(not LINUX, reason="workers run on Linux only")
+def test_no_workers_beside_another_thread_or_under_a_crash_test(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _quiet(monkeypatch)
+    sizes = [PARALLEL_MIN_FILES] * 2
+    assert worker_count(sizes) == 2
+    monkeypatch.setenv("KB_CRASH_AT", "index.base")
+    assert worker_count(sizes) == 1
+    monkeypatch.delenv("KB_CRASH_AT")
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    assert worker_count(sizes) == 1
+
+
+def test_no_workers_off_linux(monkeypatch: pytest.MonkeyPatch) -> None:
+    _quiet(monkeypatch)
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert worker_count([PARALLEL_MIN_FILES] * 4) == 1
+
+
+def test_an_orphaned_worker_stops_at_its_next_step() -> None:
+    orphan_check(os.getppid())(1, 10)  # our parent is there: nothing happens
+    with pytest.raises(Orphaned):
+        orphan_check(os.getppid() + 1_000_000)(1, 10)
+
+
+def test_results_come_back_in_the_items_order_from_other_processes() -> None:
+    script = (
+        "import os, time\n"
+        "from kb.io.notes.perbase import each_base\n"
+        "def job(item):\n"
+        "    time.sleep(0.4)  # long enough that both workers get jobs\n"
+        "    return os.getpid(), item\n"
+        "seen = []\n"
+        "out = each_base(job, [0, 1, 2, 3], [10, 5000, 300, 4000], seen.append)\n"
+        "pids = {pid for pid, _ in out}\n"
+        "print([i for _, i in out] == [0, 1, 2, 3], os.getpid() in pids, len(pids),\n"
+        "      sorted(seen) == sorted(out))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("KB_WORKERS", "KB_CRASH_AT")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    # in order either way; from two worker processes where there are cores for them
+    if LINUX and len(os.sched_getaffinity(0)) > 1:
+        assert done.stdout.split() == ["True", "False", "2", "True"]
+    else:
+        assert done.stdout.split() == ["True", "True", "1", "True"]
+
+
+def test_sequential_runs_call_done_after_each_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(perbase, "worker_count", lambda _sizes: 1)
+
+    def job(x: int) -> int:
+        calls.append(f"job {x}")
+        return x * 2
+
+    out = perbase.each_base(job, [1, 2], [9, 9], lambda r: calls.append(f"done {r}"))
+    assert out == [2, 4]
+    assert calls == ["job 1", "done 2", "job 2", "done 4"]
+
+
+def _fleet(root: Path, per_base: int) -> Path:
+    """Two bases of small notes, enough in all for workers; a link and a citation each."""
+    for base in ("ada", "bruno"):
+        knowledge = root / base / "knowledge"
+        knowledge.mkdir(parents=True)
+        (root / base / "agent.txt").write_text(f"name = {base}\n")
+        (root / base / "MAP.md").write_text("# Map\n\n### knowledge/\n- [[knowledge/n0]]\n")
+        for i in range(per_base):
+            (knowledge / f"n{i}.md").write_text(
+                f"# Note {i} of {base}\n\n**Search for:** topic{i}, {base} thing{i % 7}\n\n"
+                f"Body about topic{i} and [[n{(i + 1) % per_base}]].\n"
+            )
+    return root
+
+
+def _index_rows(root: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every base's index but the stat columns and stamps (two copies of one
+    fleet differ in their files' times, never in what was read from them)."""
+    out: dict[str, list[tuple[object, ...]]] = {}
+    for db in sorted(root.glob("*/.kb/index.db")):
+        conn = sqlite3.connect(db)
+        tables = [
+            t
+            for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if t not in ("scan_lights", "source_stamps", "meta") and not t.startswith("sqlite_")
+        ]
+        for t in tables:
+            cols = [c[1] for c in conn.execute(f"PRAGMA table_info({t})")]
+            kept = [c for c in cols if c not in ("mtime_ns", "size")] or cols
+            rows = conn.execute(f"SELECT {', '.join(kept)} FROM {t}").fetchall()
+            out[f"{db.parent.parent.name}/{t}"] = sorted(rows, key=repr)
+        conn.close()
+    return out
+
+
+@pytest.mark.skipif(not LINUX, reason="workers run on Linux only")
+def test_index_and_check_are_the_same_with_workers(tmp_path: Path, kb: RunKb) -> None:
+    per_base = PARALLEL_MIN_FILES // 2 + 1
+    one = _fleet(tmp_path / "one", per_base)
+    two = _fleet(tmp_path / "two", per_base)
+    indexed = [kb(["index", str(f)], env={"KB_WORKERS": w}) for f, w in ((one, "1"), (two, "2"))]
+    assert indexed[0].code == indexed[1].code == 0, indexed[1].stderr
+    assert indexed[0].stdout.replace(str(one), "F") == indexed[1].stdout.replace(str(two), "F")
+    assert "ada" in indexed[0].stdout and _index_rows(one) == _index_rows(two)
+    checked = [kb(["check", str(f)], env={"KB_WORKERS": w}) for f, w in ((one, "1"), (two, "2"))]
+    assert checked[0].code == checked[1].code
+    assert checked[0].stdout.replace(str(one), "F") == checked[1].stdout.replace(str(two), "F")
