@@ -8,7 +8,7 @@ warm Memory (kb.io.answering.memory.set_resident), one per (cwd, paths as given,
 is a property of a request and never of the daemon. Requests are answered one at a time:
 a verb reads the process's cwd, environment and stdin, which a request sets and restores.
 
-Changes on disk: a watcher (watchfiles) marks the open fleets stale, and each request first
+Changes on disk: a watcher (watchdog) marks the open fleets stale, and each request first
 writes a cookie into a watched directory of its own and waits for the watcher to report it
 (as git's fsmonitor does with watchman), so every change made before the request was sent
 has been seen before it is answered. Where no watcher can be trusted (not installed, a
@@ -58,20 +58,15 @@ WARM_LIMIT = 8
 # How long a request waits for the watcher to report its cookie; a watcher this late is
 # not trusted any more.
 SYNC_TIMEOUT_S = 0.5
-# watchfiles yields a batch once no event came for this long, and a cookie comes back in
-# one to two steps. Its loop wakes every step even when idle. A `kb route` answers while its
-# cookie travels (Daemon._run), so a step whose round trip fits in a question's own cost is
-# free. Measured on 2026-12-02 (a daemon's request at 10,000 notes, p50 answerable /
-# refused; an idle daemon's share of a core): 5 ms 10.3 / 11.4 ms, 0.65%; 3 ms 7.2 / 9.8
-# ms, 1.0%; 2 ms 6.8 / 10.6 ms, 1.25%; 1 ms, 2.9% (measured before).
-STEP_MS = 3
-# A fleet whose stat pass costs less than a cookie's round trip (3-6 ms at STEP_MS 3)
-# is checked by stat: as exact, and cheaper (the example fleet's walk: 1-2 ms; 10,000
-# notes: 30-300 ms, where the cookie wins).
-STAT_CHEAPER_S = 0.004
+# A fleet whose stat pass costs less than a cookie's round trip is checked by stat: as
+# exact, and cheaper. watchdog hands each event over as the kernel queues it (no batching
+# step), so a cookie comes back in about 0.4 ms (p95 0.6 ms, 200 cookies beside a watched
+# 10,000-note fleet), and an idle daemon's watcher sleeps in a read (0.002% of a core
+# against watchfiles' 1.15% at a 3 ms step, 2026-12-03); the example fleet's walk is 1-2 ms.
+STAT_CHEAPER_S = 0.0005
 WATCHER_HOW = (
-    "watchfiles (inotify on Linux), a cookie per request; a fleet whose stat pass"
-    f" costs under {STAT_CHEAPER_S * 1000:.0f} ms is checked by stat, which is cheaper"
+    "watchdog (inotify on Linux), a cookie per request; a fleet whose stat pass"
+    f" costs under {STAT_CHEAPER_S * 1000:.1f} ms is checked by stat, which is cheaper"
 )
 # A start waits this long for the new daemon's socket (its first open of the fleet is in
 # the background, so this is only interpreter start-up).
@@ -354,14 +349,13 @@ class Watcher:
         self.mode = "stat"
         self.why = "the watcher has not started yet"
         self.how = ""
-        self.generation = 0  # bumped on every batch with a change under the fleet
+        self.generation = 0  # bumped on every change reported under the fleet
         self._paths = paths
         self._cookie_dir = cookie_dir
         self._cookie = cookie_dir / "cookie"
         self._cookie_prefix = os.fspath(cookie_dir)
         self._seen = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="kb-watch", daemon=True)
+        self._observer: Any = None
 
     def start(self) -> None:
         if os.environ.get(WATCH_ENV) == "stat":
@@ -371,54 +365,85 @@ class Watcher:
         if network:
             self.why = f"the fleet is on a network file system ({network})"
             return
+        try:
+            from watchdog.events import (
+                DirCreatedEvent,
+                DirDeletedEvent,
+                DirModifiedEvent,
+                DirMovedEvent,
+                FileClosedEvent,
+                FileCreatedEvent,
+                FileDeletedEvent,
+                FileModifiedEvent,
+                FileMovedEvent,
+                FileSystemEvent,
+                FileSystemEventHandler,
+            )
+            from watchdog.observers import Observer
+        except ImportError:
+            self.why = "watchdog is not installed (pip install 'kb-fleet[daemon]')"
+            return
+        watcher = self
+
+        class Reported(FileSystemEventHandler):
+            """Called on the observer's thread for each event, in the order the kernel
+            queued them: a change under the fleet is counted before a later cookie."""
+
+            def on_any_event(self, event: FileSystemEvent) -> None:
+                watcher._reported(event.src_path, getattr(event, "dest_path", ""))
+
+        # What changes a file or a folder, and nothing that only reads one (an open, a
+        # close without a write): the daemon's own reads would otherwise be changes.
+        changes = [
+            FileCreatedEvent,
+            FileDeletedEvent,
+            FileModifiedEvent,
+            FileMovedEvent,
+            FileClosedEvent,
+            DirCreatedEvent,
+            DirDeletedEvent,
+            DirModifiedEvent,
+            DirMovedEvent,
+        ]
         self._cookie_dir.mkdir(mode=0o700, exist_ok=True)
-        self._thread.start()
+        observer = Observer()
+        try:
+            for path in self._paths:
+                observer.schedule(Reported(), path, recursive=True, event_filter=changes)
+            observer.schedule(
+                Reported(), os.fspath(self._cookie_dir), recursive=False, event_filter=changes
+            )
+            observer.start()
+        except Exception as e:  # a watch limit, a vanished folder: the stat pass answers
+            self.why = f"the watcher could not start ({' '.join(str(e).split())})"
+            with contextlib.suppress(Exception):
+                observer.stop()
+            return
+        self._observer = observer
         # Trusted once a first cookie came back: the watches are in place from then on.
         end = time.monotonic() + START_WAIT_S
-        while time.monotonic() < end and self._thread.is_alive():
+        while time.monotonic() < end and observer.is_alive():
             self._seen.clear()
             self._cookie.write_text(str(time.monotonic_ns()), encoding="utf-8")
-            if self._seen.wait(0.2) and self._thread.is_alive():
+            if self._seen.wait(0.2) and observer.is_alive():
                 self.mode, self.how, self.why = "watcher", WATCHER_HOW, ""
                 return
-        if self._thread.is_alive():
-            self.why = f"the watcher reported nothing within {START_WAIT_S:.0f} s"
-            self._stop.set()
+        self.why = f"the watcher reported nothing within {START_WAIT_S:.0f} s"
+        self.stop()
 
-    def _run(self) -> None:
-        try:
-            from watchfiles import watch
-        except ImportError:
-            self.why = "watchfiles is not installed (pip install 'kb-fleet[daemon]')"
-            return
-        try:
-            changes = watch(
-                *self._paths,
-                os.fspath(self._cookie_dir),
-                watch_filter=None,  # an index file or a miss log matters as much as a note
-                step=STEP_MS,
-                debounce=200,
-                rust_timeout=1000,
-                yield_on_timeout=True,
-                stop_event=self._stop,
-                raise_interrupt=False,
-            )
-            for batch in changes:
-                cookie = fleet = False
-                for _change, path in batch:
-                    if path.startswith(self._cookie_prefix):
-                        cookie = True
-                    else:
-                        fleet = True
-                if fleet:  # before the cookie is reported: a request then sees the change
-                    self.generation += 1
-                if cookie:
-                    self._seen.set()
-            self.why = "the watcher stopped"
-        except Exception as e:  # a watch limit, a vanished folder: the stat pass answers
-            self.why = f"the watcher stopped ({' '.join(str(e).split())})"
-        finally:
-            self.mode = "stat"
+    def _reported(self, *paths: str | bytes) -> None:
+        cookie = fleet = False
+        for raw in paths:
+            path = os.fsdecode(raw)
+            if not path:
+                continue
+            if path.startswith(self._cookie_prefix):
+                cookie = True
+            else:
+                fleet = True
+        if fleet:  # before the cookie is reported: a request then sees the change
+            self.generation += 1
+        if cookie:
             self._seen.set()
 
     def send(self) -> bool:
@@ -437,18 +462,24 @@ class Watcher:
     def wait(self) -> bool:
         """Whether the cookie `send` wrote came back, so every change made before it has
         been reported; False (and no watcher from here on) when it did not come back
-        within SYNC_TIMEOUT_S."""
+        within SYNC_TIMEOUT_S or the watcher's thread has stopped."""
         if not self._seen.wait(SYNC_TIMEOUT_S) or self.mode != "watcher":
             if self.mode == "watcher":
                 self.mode = "stat"
                 self.why = f"the watcher did not report a change within {SYNC_TIMEOUT_S} s"
             return False
+        if self._observer is not None and not self._observer.is_alive():
+            self.mode, self.why = "stat", "the watcher stopped"
+            return False
         return True
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=3)
+        observer, self._observer = self._observer, None
+        if observer is None:
+            return
+        with contextlib.suppress(Exception):
+            observer.stop()
+            observer.join(timeout=3)
 
 
 class Stale(BaseException):
@@ -714,7 +745,7 @@ class Daemon:
         stdin = raw.encode("latin-1") if isinstance(raw, str) else b""
         args = [str(a) for a in argv]
         # `kb route` and `kb boot` (the verbs a hook runs on every prompt) answer while the
-        # watcher's cookie travels (3-6 ms, about a 10,000-note question's own cost): every
+        # watcher's cookie travels (about 0.4 ms; it was 3-6 ms with watchfiles): every
         # write they make (a miss, a session event, an abstention) first waits for it
         # (kb.io.files.atomic.before_write), and so does the reply. The other verbs wait first.
         speculate = args[:1] in (["route"], ["boot"])
