@@ -207,3 +207,17 @@ def test_every_test_a_page_names_as_holding_a_promise_exists(page: str) -> None:
         )
     assert named, page
     assert sorted(named - defined) == []
+
+
+def test_every_variable_kb_reads_is_on_the_environment_page() -> None:
+    """docs/environment.md says it names every variable kb reads: each `KB_...` name in
+    kb/'s source has a row there (a daemon switch and a progress switch had none)."""
+    read = {
+        name
+        for path in (REPO / "kb").rglob("*.py")
+        for name in re.findall(r"[\"'](KB_[A-Z_]+)[\"']", path.read_text(encoding="utf-8"))
+    }
+    page = (REPO / "docs" / "environment.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `(KB_[A-Z_]+)` \|", page, re.M))
+    assert read, "no variable found: the pattern no longer matches kb's source"
+    assert sorted(read - rows) == []

@@ -153,3 +153,32 @@ def test_index_and_check_are_the_same_with_workers(tmp_path: Path, kb: RunKb) ->
     checked = [kb(["check", str(f)], env={"KB_WORKERS": w}) for f, w in ((one, "1"), (two, "2"))]
     assert checked[0].code == checked[1].code
     assert checked[0].stdout.replace(str(one), "F") == checked[1].stdout.replace(str(two), "F")
+
+
+def test_with_workers_the_progress_line_counts_the_bases_done_in_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent draws one line for the bases done so far (a worker's own steps only check
+    on the parent), and erases it at the end. Workers are stood in for here: this process
+    has threads (xdist), so it never forks."""
+    import io
+
+    from kb.io.notes import indexer
+    from kb.io.notes.progress import ERASE, Progress
+
+    root = _fleet(tmp_path / "fleet", 150)  # 2 bases of 151 files each (the map too)
+    monkeypatch.setattr(indexer, "worker_count", lambda _sizes: 2)
+    monkeypatch.setattr(indexer, "orphan_check", lambda _parent: lambda _d, _t: None)
+    # the jobs one after another, each result handed on as it comes, as workers hand them
+    monkeypatch.setattr(
+        indexer, "each_base", lambda job, items, _s, done: [done(r) or r for r in map(job, items)]
+    )
+    out = io.StringIO()
+    report = indexer.index_bases([str(root)], False, progress=Progress(out, clock=lambda: 0.0))
+    assert "ada" in report and "bruno" in report
+    drawn = out.getvalue().split(ERASE)[1:]
+    assert drawn[:2] == [
+        "  indexing in 2 processes  151 / 302",
+        "  indexing in 2 processes  302 / 302",
+    ]
+    assert drawn[-1] == ""  # erased

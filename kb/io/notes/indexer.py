@@ -157,15 +157,30 @@ def index_report(
     unreadable: list[tuple[str, str]] = []
     indexed: list[BaseSnapshot] = []
     sizes = [len(snap.files) for snap in snapshots]
-    parent = os.getpid() if worker_count(sizes) > 1 else None
+    workers = worker_count(sizes)
+    parent = os.getpid() if workers > 1 else None
+    shown = progress
     if parent is not None:
-        progress = None  # a worker's progress cannot be drawn here; its steps check on us
+        # A worker's own steps check on this process instead; here, a line for the bases
+        # done so far, counted in files.
+        progress = None
+    done_files = 0
+
+    def after(got: BaseIndexed) -> None:
+        nonlocal done_files
+        if got.line is not None:  # indexed and committed
+            crash_point("index.base")
+        if parent is not None and shown is not None:
+            done_files += got.files
+            shown.step(f"indexing in {workers} processes", done_files, sum(sizes))
+
     job = functools.partial(_index_one, include_private, parent, progress)
-    for snap, got in zip(
-        snapshots,
-        each_base(job, snapshots, sizes, _after_base),
-        strict=True,
-    ):
+    try:
+        results = each_base(job, snapshots, sizes, after)
+    finally:
+        if shown is not None:
+            shown.clear()
+    for snap, got in zip(snapshots, results, strict=True):
         if got.store_error is not None:
             path, reason = got.store_error
             if len(snapshots) == 1:
@@ -201,11 +216,7 @@ class BaseIndexed:
     unreachable: tuple[str, ...] = ()
     unreadable: tuple[tuple[str, str], ...] = ()
     exempt: int = 0
-
-
-def _after_base(got: BaseIndexed) -> None:
-    if got.line is not None:  # indexed and committed
-        crash_point("index.base")
+    files: int = 0  # the files of the base's walk, for the progress line
 
 
 def _index_one(
@@ -216,7 +227,7 @@ def _index_one(
     try:
         store = Store.open(snap.root)
     except StoreError as e:
-        return BaseIndexed(store_error=(str(e.path), e.reason))
+        return BaseIndexed(store_error=(str(e.path), e.reason), files=len(snap.files))
     watch = orphan_check(parent) if parent is not None else None
     try:
         store.writer.bulk_writes()
@@ -227,7 +238,8 @@ def _index_one(
         try:
             report = _sync(store, snap, scan, include_private, steps)
         except Exception as e:  # any sqlite or disk failure, named with its base
-            return BaseIndexed(notice=store.notice, failure=f"indexing {snap.name} failed: {e}")
+            failure = f"indexing {snap.name} failed: {e}"
+            return BaseIndexed(notice=store.notice, failure=failure, files=len(snap.files))
     finally:
         store.close()
         if progress is not None:
@@ -248,6 +260,7 @@ def _index_one(
             (f"{snap.name}/{h.rel}", h.note) for h in headers if h.bucket == "unreadable"
         ),
         exempt=sum(1 for h in headers if h.bucket == "exempt"),
+        files=len(snap.files),
     )
 
 
