@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from kb.io.answering.watcher import WATCHER_HOW
 from kb.shell.cli.outcome import NOTHING_EXIT
-from kb.shell.daemon import WATCHER_HOW
 from tests.conftest import EXAMPLE_FLEET, Result, _copy
 
 QUESTIONS = (

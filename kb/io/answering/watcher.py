@@ -1,0 +1,209 @@
+"""The resident kb's file watcher (kb.shell.daemon): which changes under a fleet have been
+reported, and a cookie that says every change made before it has been.
+
+A watcher alone races: an editor's save followed at once by a prompt can reach the daemon
+before the save's event does. So, as git's fsmonitor does with watchman, each request writes
+a cookie file into a watched folder of the daemon's own and waits for the watcher to report
+it; inotify queues events in order, so every change made before the cookie was written has
+been counted by then. watchdog's observer dispatches each event as the kernel queued it, on
+a thread of its own (decision 0036, "Later: watchdog").
+
+Where no watcher can be trusted (watchdog missing, a network file system, a watch limit, a
+cookie not back in time) `mode` is "stat" and `why` says why: the daemon then checks each
+fleet by stat before each request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+# `stat`: no watcher, a stat pass before every request; `watcher`: the cookie even where a
+# stat pass is cheaper (tests hold each way to the same answers)
+WATCH_ENV = "KB_DAEMON_WATCH"
+# How long a request waits for the watcher to report its cookie; a watcher this late is
+# not trusted any more.
+SYNC_TIMEOUT_S = 0.5
+# A fleet whose stat pass costs less than a cookie's round trip is checked by stat: as
+# exact, and cheaper. watchdog hands each event over as the kernel queues it (no batching
+# step), so a cookie comes back in about 0.4 ms (p95 0.6 ms, 200 cookies beside a watched
+# 10,000-note fleet), and an idle daemon's watcher sleeps in a read (0.002% of a core
+# against watchfiles' 1.15% at a 3 ms step, 2026-12-03); the example fleet's walk is 1-2 ms.
+STAT_CHEAPER_S = 0.0005
+WATCHER_HOW = (
+    "watchdog (inotify on Linux), a cookie per request; a fleet whose stat pass"
+    f" costs under {STAT_CHEAPER_S * 1000:.1f} ms is checked by stat, which is cheaper"
+)
+# How long a new watcher has to report its first cookie before it is not trusted.
+FIRST_COOKIE_S = 15.0
+# Where file systems report no changes made on another machine, a watcher cannot be trusted.
+NETWORK_FS = frozenset(
+    {"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs", "ceph", "glusterfs", "lustre"}
+)
+NETWORK_FUSE = ("fuse.sshfs", "fuse.rclone", "fuse.s3fs", "fuse.gcsfuse")
+
+
+def network_fs(path: str) -> str | None:
+    """The network file system `path` is on (Linux, /proc/self/mountinfo), else None."""
+    try:
+        text = Path("/proc/self/mountinfo").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    best, kind = "", ""
+    for line in text.splitlines():
+        left, _, right = line.partition(" - ")
+        fields = left.split()
+        if len(fields) < 5 or not right:
+            continue
+        mount = fields[4].replace("\\040", " ")
+        inside = path == mount or path.startswith(mount.rstrip("/") + "/")
+        if inside and len(mount) >= len(best):
+            best, kind = mount, right.split()[0]
+    if kind in NETWORK_FS or kind.startswith(NETWORK_FUSE):
+        return f"{kind} at {best}"
+    return None
+
+
+class Watcher:
+    """Reports changes under the watched folders; `send` then `wait` tells when every
+    change made before the cookie was written has been reported."""
+
+    def __init__(self, paths: list[str], cookie_dir: Path) -> None:
+        self.mode = "stat"
+        self.why = "the watcher has not started yet"
+        self.how = ""
+        self.generation = 0  # bumped on every change reported under the fleet
+        self._paths = paths
+        self._cookie_dir = cookie_dir
+        self._cookie = cookie_dir / "cookie"
+        self._cookie_prefix = os.fspath(cookie_dir)
+        self._seen = threading.Event()
+        self._observer: Any = None
+
+    def start(self) -> None:
+        if os.environ.get(WATCH_ENV) == "stat":
+            self.why = f"{WATCH_ENV}=stat asked for it"
+            return
+        network = next((n for n in map(network_fs, self._paths) if n), None)
+        if network:
+            self.why = f"the fleet is on a network file system ({network})"
+            return
+        try:
+            from watchdog.events import (
+                DirCreatedEvent,
+                DirDeletedEvent,
+                DirModifiedEvent,
+                DirMovedEvent,
+                FileClosedEvent,
+                FileCreatedEvent,
+                FileDeletedEvent,
+                FileModifiedEvent,
+                FileMovedEvent,
+                FileSystemEvent,
+                FileSystemEventHandler,
+            )
+            from watchdog.observers import Observer
+        except ImportError:
+            self.why = "watchdog is not installed (pip install 'kb-fleet[daemon]')"
+            return
+        watcher = self
+
+        class Reported(FileSystemEventHandler):
+            """Called on the observer's thread for each event, in the order the kernel
+            queued them: a change under the fleet is counted before a later cookie."""
+
+            def on_any_event(self, event: FileSystemEvent) -> None:
+                watcher._reported(event.src_path, getattr(event, "dest_path", ""))
+
+        # What changes a file or a folder, and nothing that only reads one (an open, a
+        # close without a write): the daemon's own reads would otherwise be changes.
+        changes = [
+            FileCreatedEvent,
+            FileDeletedEvent,
+            FileModifiedEvent,
+            FileMovedEvent,
+            FileClosedEvent,
+            DirCreatedEvent,
+            DirDeletedEvent,
+            DirModifiedEvent,
+            DirMovedEvent,
+        ]
+        self._cookie_dir.mkdir(mode=0o700, exist_ok=True)
+        observer = Observer()
+        try:
+            for path in self._paths:
+                observer.schedule(Reported(), path, recursive=True, event_filter=changes)
+            observer.schedule(
+                Reported(), os.fspath(self._cookie_dir), recursive=False, event_filter=changes
+            )
+            observer.start()
+        except Exception as e:  # a watch limit, a vanished folder: the stat pass answers
+            self.why = f"the watcher could not start ({' '.join(str(e).split())})"
+            with contextlib.suppress(Exception):
+                observer.stop()
+            return
+        self._observer = observer
+        # Trusted once a first cookie came back: the watches are in place from then on.
+        end = time.monotonic() + FIRST_COOKIE_S
+        while time.monotonic() < end and observer.is_alive():
+            self._seen.clear()
+            self._cookie.write_text(str(time.monotonic_ns()), encoding="utf-8")
+            if self._seen.wait(0.2) and observer.is_alive():
+                self.mode, self.how, self.why = "watcher", WATCHER_HOW, ""
+                return
+        self.why = f"the watcher reported nothing within {FIRST_COOKIE_S:.0f} s"
+        self.stop()
+
+    def _reported(self, *paths: str | bytes) -> None:
+        cookie = fleet = False
+        for raw in paths:
+            path = os.fsdecode(raw)
+            if not path:
+                continue
+            if path.startswith(self._cookie_prefix):
+                cookie = True
+            else:
+                fleet = True
+        if fleet:  # before the cookie is reported: a request then sees the change
+            self.generation += 1
+        if cookie:
+            self._seen.set()
+
+    def send(self) -> bool:
+        """Write a cookie: every change made before it is reported before it comes back.
+        False when there is no watcher to report it."""
+        if self.mode != "watcher":
+            return False
+        self._seen.clear()
+        try:
+            self._cookie.write_text(str(time.monotonic_ns()), encoding="utf-8")
+        except OSError as e:
+            self.mode, self.why = "stat", f"the cookie could not be written ({e})"
+            return False
+        return True
+
+    def wait(self) -> bool:
+        """Whether the cookie `send` wrote came back, so every change made before it has
+        been reported; False (and no watcher from here on) when it did not come back
+        within SYNC_TIMEOUT_S or the watcher's thread has stopped."""
+        if not self._seen.wait(SYNC_TIMEOUT_S) or self.mode != "watcher":
+            if self.mode == "watcher":
+                self.mode = "stat"
+                self.why = f"the watcher did not report a change within {SYNC_TIMEOUT_S} s"
+            return False
+        if self._observer is not None and not self._observer.is_alive():
+            self.mode, self.why = "stat", "the watcher stopped"
+            return False
+        return True
+
+    def stop(self) -> None:
+        observer, self._observer = self._observer, None
+        if observer is None:
+            return
+        with contextlib.suppress(Exception):
+            observer.stop()
+            observer.join(timeout=3)
