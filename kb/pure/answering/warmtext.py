@@ -179,7 +179,6 @@ class WarmText:
         not above 0, times the posting's weight (`post_weight`), summed in word order."""
         rows = self.chunks
         scores: dict[int, float] = {}
-        get = scores.get
         for word in dict.fromkeys(words):
             i = self.ids.get(word)
             if i is None:
