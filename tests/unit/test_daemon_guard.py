@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.shell.daemon import Stale, Warm, Watcher
+from kb.io.answering.watcher import Watcher
+from kb.shell.daemon import Stale, Warm
 
 
 def _warm_with_a_stale_answer(tmp_path: Path) -> Warm:
