@@ -76,7 +76,7 @@ def test_results_come_back_in_the_items_order_from_other_processes() -> None:
         "    time.sleep(0.4)  # long enough that both workers get jobs\n"
         "    return os.getpid(), item\n"
         "seen = []\n"
-        "out = each_base(job, [0, 1, 2, 3], [10, 5000, 300, 4000], seen.append)\n"
+        "out = each_base(job, [0, 1, 2, 3], [10, 5000, 300, 4000], lambda i, r: seen.append(r))\n"
         "pids = {pid for pid, _ in out}\n"
         "print([i for _, i in out] == [0, 1, 2, 3], os.getpid() in pids, len(pids),\n"
         "      sorted(seen) == sorted(out))\n"
@@ -101,7 +101,7 @@ def test_sequential_runs_call_done_after_each_job(monkeypatch: pytest.MonkeyPatc
         calls.append(f"job {x}")
         return x * 2
 
-    out = perbase.each_base(job, [1, 2], [9, 9], lambda r: calls.append(f"done {r}"))
+    out = perbase.each_base(job, [1, 2], [9, 9], lambda _i, r: calls.append(f"done {r}"))
     assert out == [2, 4]
     assert calls == ["job 1", "done 2", "job 2", "done 4"]
 
@@ -171,7 +171,9 @@ def test_with_workers_the_progress_line_counts_the_bases_done_in_files(
     monkeypatch.setattr(indexer, "orphan_check", lambda _parent: lambda _d, _t: None)
     # the jobs one after another, each result handed on as it comes, as workers hand them
     monkeypatch.setattr(
-        indexer, "each_base", lambda job, items, _s, done: [done(r) or r for r in map(job, items)]
+        indexer,
+        "each_base",
+        lambda job, items, _s, done: [done(i, r) or r for i in items for r in [job(i)]],
     )
     out = io.StringIO()
     report = indexer.index_bases([str(root)], False, progress=Progress(out, clock=lambda: 0.0))

@@ -166,12 +166,12 @@ def index_report(
         progress = None
     done_files = 0
 
-    def after(got: BaseIndexed) -> None:
+    def after(snap: BaseSnapshot, got: BaseIndexed) -> None:
         nonlocal done_files
         if got.line is not None:  # indexed and committed
             crash_point("index.base")
         if parent is not None and shown is not None:
-            done_files += got.files
+            done_files += len(snap.files)
             shown.step(f"indexing in {workers} processes", done_files, sum(sizes))
 
     job = functools.partial(_index_one, include_private, parent, progress)
@@ -216,7 +216,6 @@ class BaseIndexed:
     unreachable: tuple[str, ...] = ()
     unreadable: tuple[tuple[str, str], ...] = ()
     exempt: int = 0
-    files: int = 0  # the files of the base's walk, for the progress line
 
 
 def _index_one(
@@ -227,7 +226,7 @@ def _index_one(
     try:
         store = Store.open(snap.root)
     except StoreError as e:
-        return BaseIndexed(store_error=(str(e.path), e.reason), files=len(snap.files))
+        return BaseIndexed(store_error=(str(e.path), e.reason))
     watch = orphan_check(parent) if parent is not None else None
     try:
         store.writer.bulk_writes()
@@ -239,7 +238,7 @@ def _index_one(
             report = _sync(store, snap, scan, include_private, steps)
         except Exception as e:  # any sqlite or disk failure, named with its base
             failure = f"indexing {snap.name} failed: {e}"
-            return BaseIndexed(notice=store.notice, failure=failure, files=len(snap.files))
+            return BaseIndexed(notice=store.notice, failure=failure)
     finally:
         store.close()
         if progress is not None:
@@ -260,7 +259,6 @@ def _index_one(
             (f"{snap.name}/{h.rel}", h.note) for h in headers if h.bucket == "unreadable"
         ),
         exempt=sum(1 for h in headers if h.bucket == "exempt"),
-        files=len(snap.files),
     )
 
 

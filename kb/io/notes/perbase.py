@@ -70,18 +70,19 @@ def each_base(
     job: Callable[[_T], _R],
     items: Sequence[_T],
     sizes: Sequence[int],
-    done: Callable[[_R], None] | None = None,
+    done: Callable[[_T, _R], None] | None = None,
 ) -> list[_R]:
     """`job(item)` for every item, in the items' order. `job` must be a module-level
     function (or a `functools.partial` of one) and its items and results picklable, for
-    when it runs in another process; `done` is called here with each result as it comes."""
+    when it runs in another process; `done` is called here with each item and its result
+    as they come."""
     workers = worker_count(sizes)
     if workers == 1:
         out: list[_R] = []
         for item in items:
             out.append(job(item))
             if done is not None:
-                done(out[-1])
+                done(item, out[-1])
         return out
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -95,5 +96,5 @@ def each_base(
             result = future.result()
             results[futures[future]] = result
             if done is not None:
-                done(result)
+                done(items[futures[future]], result)
     return [results[i] for i in range(len(items))]

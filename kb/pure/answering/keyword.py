@@ -132,8 +132,8 @@ class KeywordIndex:
                 else:
                     found.append(i)
             if phrases:
-                for pair in {tuple(norm.split(" ", 2)[:2]) for _, norm in phrases}:
-                    by_pair.setdefault((pair[0], pair[1]), []).append(i)
+                for first, second, *_ in {tuple(norm.split(" ", 2)) for _, norm in phrases}:
+                    by_pair.setdefault((first, second), []).append(i)
         self._postings = postings
         self._by_pair = by_pair
 

@@ -278,16 +278,7 @@ class SuggestIndex:
                 if look not in word_tris:
                     for part in of_lookup.get(look, ()):
                         shared.setdefault(part, 0)
-            # `within_bound`, inlined (the same expressions, so the same floats)
-            repeats = bound.count - len(bound.trigrams)
-            low, high = bound.typo_lengths
-            first, last = bound.ends
-            parts.update(
-                p
-                for p, n in shared.items()
-                if 2.0 * (n + repeats) >= SUGGEST_FLOOR * (bound.count + max(1, len(p) - 2))
-                or (low <= len(p) <= high and (p[:2] == first or p[-2:] == last))
-            )
+            parts.update(p for p, n in shared.items() if within_bound(bound, p, n))
         good = {p: s for p in parts if (s := part_score(p, asked)) >= SUGGEST_FLOOR}
         pairs = ((key, score) for p, score in good.items() for key in self._keys_of_part[p])
         return best_keys(pairs, limit)
