@@ -19,6 +19,7 @@ import contextlib
 import os
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,9 @@ class Watcher:
         except ImportError:
             self.why = "watchdog is not installed (pip install 'kb-fleet[daemon]')"
             return
+        # watchdog 7 warns on stderr when a new folder's watch reuses a callback; a request
+        # holds the process's stderr while it runs, so the warning would reach its reply
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module="watchdog")
         watcher = self
 
         class Reported(FileSystemEventHandler):
