@@ -180,6 +180,8 @@ class Memory:
         self._postings = all(b.scan.saved for b in self.bases)
         self._calibration: Calibration | None = None
         self._lock = _thread.RLock()
+        for store in self._stores:  # every call on a store is made under this lock
+            store.guard = self._lock
         # Why each base that could not be walked at all was skipped (`open` fills it).
         self.skipped: list[str] = []
         # Held open by a resident kb across requests: `close` leaves it open (`release`).
@@ -347,13 +349,11 @@ class Memory:
     def warm(self, wait: bool = True) -> int:
         """Hold this open fleet in memory for the questions to come: each base's text index
         (`kb.pure.answering.warmtext`: the same rankings, no SQL per question) and the keyword
-        index. For a caller that asks many questions of one open Memory (a server, an agent
-        framework, the resident kb); a one-shot verb never pays for it. At 10,000 notes it takes
-        about 5 s and 200 MB (benchmarks/README.md). With `wait=False` a thread of its own reads it
-        while questions are answered from SQLite meanwhile, with the same answers. From then on, a
-        base whose index another process rewrites is read again the same way. Returns how many bases
-        are held now (0 when not waiting); a base whose index cannot be held (an older index, a
-        count too large to pack) keeps answering from SQLite."""
+        index, for a caller that asks many questions of one Memory (a server, an agent
+        framework, the resident kb). At 10,000 notes: about 5 s and 230 MB (benchmarks/README.md).
+        With `wait=False` a thread of its own reads it while SQLite answers, the same answers.
+        A base another process re-indexes is read again. Returns how many bases are held (0
+        if not waiting); one that cannot be (an older index) answers from SQLite."""
         with self._lock:
             self._warm = True
             self._queue_warm(range(len(self._stores)), wait)

@@ -12,7 +12,7 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from weakref import proxy
 
 from kb.io.notes.indexowner import discard, owned_by, stamp_for
@@ -43,6 +43,14 @@ from kb.pure.notes.paths import MAP_NAMES
 
 if TYPE_CHECKING:
     from kb.pure.answering.warmtext import WarmText
+
+
+class Guard(Protocol):
+    """A lock a Store's calls are made under (a Memory's `_thread.RLock`)."""
+
+    def acquire(self, blocking: bool = ...) -> bool: ...
+
+    def release(self) -> None: ...
 
 
 NOT_A_BASE = (
@@ -81,6 +89,9 @@ class Store:
         # Something this open did that a person should hear of once (an index this machine
         # did not write, deleted): printed like `fallback`, by the open that did it.
         self.notice: str | None = None
+        # The lock under which every call on this store is made (its Memory's), or None when
+        # one thread owns it: the connection budget closes the store only while holding it.
+        self.guard: Guard | None = None
         # The jobs reach this store through a weak proxy: the store owns them, and a cycle
         # would keep a dropped store's caches and warm copy (about 116 MB at 10,000 notes)
         # until the cycle collector ran, where they go with the store's last reference.
@@ -99,15 +110,16 @@ class Store:
     @property
     def conn(self) -> sqlite3.Connection:
         """The open connection, opened again if the process-wide budget released it."""
-        if self._conn is None:
+        conn = self._conn
+        if conn is None:
             if self._reopen is None:
                 raise StoreError(f"the index at {self.path} is closed", self.path, "closed")
-            self._conn = self._reopen()
+            conn = self._conn = self._reopen()
             self.vocabulary.reconnected()
             self.ranking.reconnected()
             self.warm_copy.reconnected()
         _track(self)
-        return self._conn
+        return conn
 
     @property
     def reopens(self) -> bool:
@@ -288,11 +300,29 @@ def _track(store: Store) -> None:
     with _OPEN_LOCK:  # Memories in several threads share the process-wide budget
         if key in _OPEN:
             _OPEN.move_to_end(key)
+        else:
+            _OPEN[key] = store
+        if len(_OPEN) > MAX_OPEN_STORES:
+            _shrink(key)
+
+
+def _shrink(keep: int) -> None:
+    """Close the least recently used connections until the budget holds, passing over `keep`
+    and every store whose guard another thread holds: that thread may be inside a call on
+    the connection, and closing it there crashed the process (a resident kb's fresh Memory
+    answering while the old one warmed). A store passed over is closed by a later call."""
+    for key, store in list(_OPEN.items()):
+        if len(_OPEN) <= MAX_OPEN_STORES:
             return
-        _OPEN[key] = store
-        while len(_OPEN) > MAX_OPEN_STORES:
-            _, oldest = _OPEN.popitem(last=False)
-            oldest._release()
+        guard = store.guard
+        if key == keep or (guard is not None and not guard.acquire(blocking=False)):
+            continue
+        try:
+            del _OPEN[key]
+            store._release()
+        finally:
+            if guard is not None:
+                guard.release()
 
 
 def _is_base(root: Path) -> bool:
