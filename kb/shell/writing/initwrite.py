@@ -140,11 +140,13 @@ def write_note(inp: WriteInput, body: str) -> Outcome:
     if not os.path.isdir(root):
         return _fail(nw.no_agent(root))
     map_path = nw.join(root, "MAP.md")
-    if not os.path.isfile(map_path):
-        return _fail(nw.no_map(root))
     note_path = nw.join(root, note.folder, f"{note.slug}.md")
     try:
         with map_locked(Path(map_path)):  # one writer at a time reads, places, rewrites
+            # Looked for under the lock: `kb sync` holds it while git rewrites the tree, and
+            # git removes a file before it writes the file's new version.
+            if not os.path.isfile(map_path):
+                return _fail(nw.no_map(root))
             done = _place(note, note_path, map_path)
     except LockBusy as e:
         return _fail(nw.cannot_write(map_path, str(e)))
