@@ -155,6 +155,11 @@ def _status(root: str, where: Path | None, as_json: bool) -> Outcome:
         if watch.get("mode") == "watcher"
         else f"a stat pass before every request: {watch.get('why')}"
     )
+    if watch.get("overflows"):
+        mode += (
+            f"; the kernel dropped events {watch.get('overflows')} time(s), each followed by a"
+            " stat pass of every open fleet"
+        )
     version = f"{info.get('version')} (build {info.get('build')})"
     if not same:
         version += (
@@ -468,7 +473,7 @@ class Daemon:
             "build": self.build,
             "uptime_s": round(time.time() - self.started, 3),
             "requests": self.requests,
-            "watch": {"mode": w.mode, "how": w.how, "why": w.why},
+            "watch": {"mode": w.mode, "how": w.how, "why": w.why, "overflows": w.overflows},
             "idle_s": self.idle_s,
             "socket": os.fspath(self.sock_path),
             "memory": self.warm.held(),

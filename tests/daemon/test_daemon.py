@@ -152,7 +152,7 @@ def test_start_status_stop(daemons: Daemons, fleet: Path) -> None:
     assert len(daemons.pids()) == 1
     status = daemons.status(fleet)
     assert status["running"] is True and status["same_build"] is True
-    assert status["watch"] == {"mode": "watcher", "how": WATCHER_HOW, "why": ""}
+    assert status["watch"] == {"mode": "watcher", "how": WATCHER_HOW, "why": "", "overflows": 0}
     assert status["memory"] == {"fleets": 0, "bases": 0, "held": 0}
     assert daemons.kb(["route", "backup restore"], fleet).code == 0
     assert _requests(daemons, fleet) == 1

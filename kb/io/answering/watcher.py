@@ -8,14 +8,16 @@ it; inotify queues events in order, so every change made before the cookie was w
 been counted by then. watchdog's observer dispatches each event as the kernel queued it, on
 a thread of its own (decision 0036, "Later: watchdog").
 
-Where no watcher can be trusted (watchdog missing, a network file system, a watch limit, a
-cookie not back in time) `mode` is "stat" and `why` says why: the daemon then checks each
-fleet by stat before each request.
+Where no watcher can be trusted (watchdog missing or older than 7.1, a network file system, a
+watch limit, a cookie not back in time) `mode` is "stat" and `why` says why: the daemon then
+checks each fleet by stat before each request. When the kernel drops events (inotify's queue
+overflowed), every held fleet gets a stat pass before its next answer (`overflows` counts it).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 import time
@@ -41,6 +43,10 @@ WATCHER_HOW = (
 )
 # How long a new watcher has to report its first cookie before it is not trusted.
 FIRST_COOKIE_S = 15.0
+# The first watchdog that reports a lost event: from 7.1 its inotify reader logs the
+# kernel's queue overflow (and watches every folder again); earlier ones skip the record, so
+# changes made while the queue was full could go unseen and the watcher is not trusted.
+WATCHDOG_REPORTS_LOSS = (7, 1)
 # Where file systems report no changes made on another machine, a watcher cannot be trusted.
 NETWORK_FS = frozenset(
     {"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs", "ceph", "glusterfs", "lustre"}
@@ -84,6 +90,10 @@ class Watcher:
         self._cookie_prefix = os.fspath(cookie_dir)
         self._seen = threading.Event()
         self._observer: Any = None
+        # How many times the kernel dropped events (inotify's queue overflowed): each bumps
+        # `generation`, so every held fleet is checked by a stat pass before its next answer.
+        self.overflows = 0
+        self._loss_heard: logging.Handler | None = None
 
     def start(self) -> None:
         if os.environ.get(WATCH_ENV) == "stat":
@@ -108,8 +118,16 @@ class Watcher:
                 FileSystemEventHandler,
             )
             from watchdog.observers import Observer
+            from watchdog.version import VERSION_INFO
         except ImportError:
             self.why = "watchdog is not installed (pip install 'kb-fleet[daemon]')"
+            return
+        if tuple(VERSION_INFO[:2]) < WATCHDOG_REPORTS_LOSS:
+            least = ".".join(map(str, WATCHDOG_REPORTS_LOSS))
+            self.why = (
+                f"watchdog {'.'.join(map(str, VERSION_INFO))} does not report events the "
+                f"kernel dropped (kb trusts {least} or later: pip install 'watchdog>={least}')"
+            )
             return
         # watchdog 7 warns on stderr when a new folder's watch reuses a callback; a request
         # holds the process's stderr while it runs, so the warning would reach its reply
@@ -137,6 +155,7 @@ class Watcher:
             DirMovedEvent,
         ]
         self._cookie_dir.mkdir(mode=0o700, exist_ok=True)
+        self._hear_losses()
         observer = Observer()
         try:
             for path in self._paths:
@@ -147,8 +166,8 @@ class Watcher:
             observer.start()
         except Exception as e:  # a watch limit, a vanished folder: the stat pass answers
             self.why = f"the watcher could not start ({' '.join(str(e).split())})"
-            with contextlib.suppress(Exception):
-                observer.stop()
+            self._observer = observer
+            self.stop()
             return
         self._observer = observer
         # Trusted once a first cookie came back: the watches are in place from then on.
@@ -161,6 +180,25 @@ class Watcher:
                 return
         self.why = f"the watcher reported nothing within {FIRST_COOKIE_S:.0f} s"
         self.stop()
+
+    def _hear_losses(self) -> None:
+        """Listen to watchdog's log: it reports the kernel's queue overflow only there, on its
+        reading thread, before any event queued after the loss (a later cookie's included).
+        Its records stop here: with no handler, Python prints a warning to stderr, and a
+        request holds the process's stderr while it runs."""
+        watcher = self
+
+        class LossHeard(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                if "overflow" in record.getMessage().lower():
+                    watcher.overflows += 1
+                    watcher.generation += 1
+
+        heard = LossHeard(logging.WARNING)
+        log = logging.getLogger("watchdog")
+        log.addHandler(heard)
+        log.propagate = False
+        self._loss_heard = heard
 
     def _reported(self, *paths: str | bytes) -> None:
         cookie = fleet = False
@@ -205,6 +243,9 @@ class Watcher:
         return True
 
     def stop(self) -> None:
+        heard, self._loss_heard = self._loss_heard, None
+        if heard is not None:
+            logging.getLogger("watchdog").removeHandler(heard)
         observer, self._observer = self._observer, None
         if observer is None:
             return
