@@ -437,7 +437,7 @@ def test_the_client_imports_nothing_heavy(daemons: Daemons, fleet: Path) -> None
         "from kb.shell.cli import client\n"
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "    code = client.main()\n"
-        "heavy = [m for m in ('cyclopts', 'attrs', 'sqlite3', 'kb.shell.cli.main',"
+        "heavy = [m for m in ('cyclopts', 'attrs', 'sqlite3', 'json', 'kb.shell.cli.main',"
         " 'kb.io.answering.memory') if m in sys.modules]\n"
         "print(code, heavy, 'verdict' in out.getvalue())\n"
     )
