@@ -31,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
@@ -332,6 +333,7 @@ class Warm:
         self._speculating = False
         self._pending: list[int] = []
         self._request_thread = threading.get_ident()
+        self._watched_memo: weakref.WeakKeyDictionary[Memory, bool] = weakref.WeakKeyDictionary()
         self._stat_cheaper = 0.0 if os.environ.get(WATCH_ENV) == "watcher" else STAT_CHEAPER_S
 
     def provide(self, opened: tuple[str, ...], include_private: bool) -> Memory | None:
@@ -383,8 +385,15 @@ class Warm:
 
     def _watched(self, live: LiveMemory) -> bool:
         """Whether the watcher sees every base: one `attach`ed from outside the fleet root
-        makes no event there, so that fleet is checked by stat."""
-        return all(_inside(os.path.realpath(b.snapshot.root), self.root) for b in live.memory.bases)
+        makes no event there, so that fleet is checked by stat. Known once per open of the
+        fleet (a Memory's bases do not move; a re-open is a new Memory): resolving every
+        base's path was 0.2 ms of each request at 10,000 notes."""
+        memory = live.memory
+        known = self._watched_memo.get(memory)
+        if known is None:
+            known = all(_inside(os.path.realpath(b.snapshot.root), self.root) for b in memory.bases)
+            self._watched_memo[memory] = known
+        return known
 
     def begin(self, speculate: bool = False) -> None:
         """A new request: its cookie is not sent yet. `speculate`: a fleet held open may
