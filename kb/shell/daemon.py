@@ -385,15 +385,24 @@ class Warm:
 
     def _watched(self, live: LiveMemory) -> bool:
         """Whether the watcher sees every base: one `attach`ed from outside the fleet root
-        makes no event there, so that fleet is checked by stat. Known once per open of the
-        fleet (a Memory's bases do not move; a re-open is a new Memory): resolving every
-        base's path was 0.2 ms of each request at 10,000 notes."""
+        makes no event there, and one opened inside a folder the walk skips (`.archive/ada`)
+        has its changes passed over as outside any walk (kb.pure.notes.walked), so that fleet
+        is checked by stat. Known once per open of the fleet (a Memory's bases do not move; a
+        re-open is a new Memory): resolving every base's path was 0.2 ms of each request at
+        10,000 notes."""
         memory = live.memory
         known = self._watched_memo.get(memory)
         if known is None:
-            known = all(_inside(os.path.realpath(b.snapshot.root), self.root) for b in memory.bases)
+            known = all(self._seen_whole(b.snapshot.root) for b in memory.bases)
             self._watched_memo[memory] = known
         return known
+
+    def _seen_whole(self, base_root: Path) -> bool:
+        real = os.path.realpath(base_root)
+        if not _inside(real, self.root):
+            return False
+        below = os.path.relpath(real, self.root)
+        return below == "." or not any(part.startswith(".") for part in below.split(os.sep))
 
     def begin(self, speculate: bool = False) -> None:
         """A new request: its cookie is not sent yet. `speculate`: a fleet held open may

@@ -24,12 +24,12 @@ from pathlib import Path
 
 from kb.io.answering.memory import Memory, OpenError, Scope
 from kb.io.notes.walk import BaseSnapshot, WalkError, discover, expand_roots
+from kb.pure.notes.walked import INDEX_FILES, STATE_DIR
 
 RECHECK_FACTOR = 10.0
 # The shortest pause between two background walks: a small fleet (2 ms a walk) is looked at
 # five times a second, not hundreds.
 WATCH_FLOOR_S = 0.2
-INDEX_FILES = ("index.db", "index.db-wal")
 
 Stamp = tuple[object, ...]
 
@@ -38,7 +38,7 @@ def _index_stat(root: Path) -> tuple[tuple[int, int], ...]:
     out: list[tuple[int, int]] = []
     for name in INDEX_FILES:
         try:
-            st = (root / ".kb" / name).stat()
+            st = (root / STATE_DIR / name).stat()
         except OSError:
             out.append((-1, -1))
             continue

@@ -25,6 +25,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from kb.pure.notes.walked import changes_a_walk
+
 # `stat`: no watcher, a stat pass before every request; `watcher`: the cookie even where a
 # stat pass is cheaper (tests hold each way to the same answers)
 WATCH_ENV = "KB_DAEMON_WATCH"
@@ -85,6 +87,7 @@ class Watcher:
         self.how = ""
         self.generation = 0  # bumped on every change reported under the fleet
         self._paths = paths
+        self._prefixes = tuple(os.path.normpath(p).rstrip(os.sep) + os.sep for p in paths)
         self._cookie_dir = cookie_dir
         self._cookie = cookie_dir / "cookie"
         # The cookie is written through one descriptor held open: a write at offset 0 is
@@ -143,7 +146,8 @@ class Watcher:
             queued them: a change under the fleet is counted before a later cookie."""
 
             def on_any_event(self, event: FileSystemEvent) -> None:
-                watcher._reported(event.src_path, getattr(event, "dest_path", ""))
+                paths = (event.src_path, getattr(event, "dest_path", ""))
+                watcher._reported(event.is_directory, *paths)
 
         # What changes a file or a folder, and nothing that only reads one (an open, a
         # close without a write): the daemon's own reads would otherwise be changes.
@@ -209,7 +213,7 @@ class Watcher:
         log.propagate = False
         self._loss_heard = heard
 
-    def _reported(self, *paths: str | bytes) -> None:
+    def _reported(self, is_dir: bool, *paths: str | bytes) -> None:
         cookie = fleet = False
         for raw in paths:
             path = os.fsdecode(raw)
@@ -217,12 +221,22 @@ class Watcher:
                 continue
             if path.startswith(self._cookie_prefix):
                 cookie = True
-            else:
+            elif self._walked(path, is_dir):
                 fleet = True
         if fleet:  # before the cookie is reported: a request then sees the change
             self.generation += 1
         if cookie:
             self._seen.set()
+
+    def _walked(self, path: str, is_dir: bool) -> bool:
+        """Whether a change at `path` can change what a walk of the fleet reads
+        (kb.pure.notes.walked); outside every watched folder, it counts."""
+        for prefix in self._prefixes:
+            if path.startswith(prefix):
+                return changes_a_walk(path[len(prefix) :].split(os.sep), is_dir)
+            if path == prefix[:-1]:
+                return changes_a_walk((), is_dir)
+        return True
 
     def send(self) -> bool:
         """Write a cookie: every change made before it is reported before it comes back.
