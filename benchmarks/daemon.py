@@ -12,8 +12,8 @@ written into the source tree or into the fleet given), it starts
 session of its own per round), the question the same within a round and changing between
 rounds (half of them taken from notes' `Search for:` lines, half made of absent words, so
 refusals are measured too). It prints the medians, and each median over the floor's, as a
-markdown table. `KB_MISSES_PATH` points at a scratch file, so refusals write no miss log
-into a fleet; the daemon's sockets live in a scratch KB_DAEMON_DIR, stopped at the end.
+markdown table. Refusals write the miss log into each copy's root, where a user's goes; the
+daemon's sockets live in a scratch KB_DAEMON_DIR, stopped at the end.
 Every process gets a bytecode cache under the scratch directory (PYTHONPYCACHEPREFIX).
 """
 
@@ -96,7 +96,8 @@ def _held_in_memory(fleet: Path, env: dict[str, str], limit_s: float = 120.0) ->
 
 def measure(name: str, fleet: Path, alone_copy: Path, runs: int, work: Path) -> list[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
-    env["KB_MISSES_PATH"] = str(work / "misses.txt")
+    # The miss log where a user's is, in each copy's root: a benchmark that moved it out of
+    # the fleet hid a stat pass after every refusal (decision 0036, eighth session).
     env["KB_DAEMON_DIR"] = str(work / "rt")
     # A bytecode cache, as an installed kb has one (this sandbox sets
     # PYTHONDONTWRITEBYTECODE=1, under which every process compiles kb again): route.py too.
