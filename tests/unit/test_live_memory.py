@@ -84,22 +84,72 @@ def test_a_failed_reopen_keeps_the_last_good_memory(
         live.close()
 
 
-def test_a_watched_memory_sees_a_change_without_walking_on_the_call(tmp_path: Path) -> None:
-    """With `watch`, the walk runs on its own thread: a call before any change returns the
-    open Memory as it is, and the first call after the watcher saw a change re-opens."""
+def _reopened_with(live: LiveMemory, rel: str) -> Memory:
+    """Ask until the change is in (a watcher reports it in a millisecond, the walking
+    thread within its pause); the Memory that has it."""
     import time
 
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        fresh = live.current()
+        if rel in _rels(fresh):
+            return fresh
+        time.sleep(0.02)
+    raise AssertionError(f"{rel} never came into the served fleet")
+
+
+def test_a_watched_memory_uses_the_file_watcher_and_walks_nothing(tmp_path: Path) -> None:
+    """With `watch` and watchdog: no walking thread (an idle server does no work), and the
+    first call after a change the watcher reported re-opens the fleet."""
+    pytest.importorskip("watchdog")
     fleet = _copy(EXAMPLE_FLEET, tmp_path / "fleet")
     live = LiveMemory(Memory.open([str(fleet)]), watch=True)
     try:
+        assert live._events is not None and live._watcher is None
+        first = live.current()
+        assert live.current() is first and live.reopened == 0
+        (fleet / "kb-misses.txt").write_text("a refusal's record\n")  # no walk reads it
+        _note(fleet, "wombat")
+        assert "knowledge/wombat.md" in _rels(_reopened_with(live, "knowledge/wombat.md"))
+        assert live.reopened == 1
+        cookie_dir = live._cookie_dir
+        assert cookie_dir is not None and Path(cookie_dir).is_dir()
+    finally:
+        live.close()
+    assert not Path(cookie_dir).exists()
+
+
+def test_without_a_trusted_watcher_the_walk_runs_on_its_own_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No watcher to trust (here by KB_DAEMON_WATCH=stat): the walk runs on its own thread,
+    a call before any change returns the open Memory as it is, and the first call after the
+    walk saw a change re-opens."""
+    monkeypatch.setenv("KB_DAEMON_WATCH", "stat")
+    fleet = _copy(EXAMPLE_FLEET, tmp_path / "fleet")
+    live = LiveMemory(Memory.open([str(fleet)]), watch=True)
+    try:
+        assert live._events is None and live._watcher is not None
         first = live.current()
         assert live.current() is first and live.reopened == 0
         _note(fleet, "wombat")
-        deadline = time.monotonic() + 30
-        while not live._changed.is_set() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        fresh = live.current()
-        assert live.reopened == 1 and "knowledge/wombat.md" in _rels(fresh)
+        _reopened_with(live, "knowledge/wombat.md")
+        assert live.reopened == 1
     finally:
         live.close()
     assert live._watcher is not None and not live._watcher.is_alive()
+
+
+def test_a_watcher_that_stops_hands_over_to_the_walk(tmp_path: Path) -> None:
+    pytest.importorskip("watchdog")
+    fleet = _copy(EXAMPLE_FLEET, tmp_path / "fleet")
+    live = LiveMemory(Memory.open([str(fleet)]), watch=True)
+    try:
+        events = live._events
+        assert events is not None
+        events.stop()  # as when its thread dies
+        _note(fleet, "wombat")
+        _reopened_with(live, "knowledge/wombat.md")
+        assert live._events is None and live._watcher is not None
+    finally:
+        live.close()

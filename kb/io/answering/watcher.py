@@ -238,6 +238,11 @@ class Watcher:
                 return changes_a_walk((), is_dir)
         return True
 
+    def alive(self) -> bool:
+        """Whether the watcher is trusted and its thread still runs."""
+        observer = self._observer
+        return self.mode == "watcher" and observer is not None and observer.is_alive()
+
     def send(self) -> bool:
         """Write a cookie: every change made before it is reported before it comes back.
         False when there is no watcher to report it."""
