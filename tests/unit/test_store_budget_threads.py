@@ -15,14 +15,9 @@ import pytest
 import kb
 from kb import Memory
 from kb.io.store import database
+from tests.unit.test_library import QUESTIONS
 
 REPO = Path(__file__).resolve().parents[2]
-QUESTIONS = [
-    "how often should I run a backup restore test",
-    "sourdough starter",
-    "kubernets crashloop",
-    "where can I find cheap flights with a short layover",
-]
 
 
 def _fingerprint(answer: kb.Answer) -> tuple[object, ...]:
