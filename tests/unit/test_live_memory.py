@@ -3,6 +3,8 @@ often as the re-validation's own cost allows, and a failed re-open keeps the las
 
 from __future__ import annotations
 
+import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -151,5 +153,36 @@ def test_a_watcher_that_stops_hands_over_to_the_walk(tmp_path: Path) -> None:
         _note(fleet, "wombat")
         _reopened_with(live, "knowledge/wombat.md")
         assert live._events is None and live._watcher is not None
+    finally:
+        live.close()
+
+
+def test_a_base_linked_in_from_elsewhere_hands_over_to_the_walk(tmp_path: Path) -> None:
+    """A re-open that brings a base the watcher cannot see (a link to a folder outside the
+    paths watched): from then on the walk watches, and a change there is seen."""
+    pytest.importorskip("watchdog")
+    fleet = _copy(EXAMPLE_FLEET, tmp_path / "fleet")
+    elsewhere = tmp_path / "elsewhere" / "zeno"
+    shutil.copytree(fleet / "fleet" / "clara", elsewhere)
+    live = LiveMemory(Memory.open([str(fleet)]), watch=True)
+    try:
+        assert live._events is not None
+        (fleet / "fleet" / "zeno").symlink_to(elsewhere, target_is_directory=True)
+        deadline = time.monotonic() + 30
+        while live._events is not None and time.monotonic() < deadline:
+            live.current()
+            time.sleep(0.02)
+        assert live._events is None and live._watcher is not None
+        note = elsewhere / "knowledge" / "wombat.md"
+        note.write_text("# Added\n\n**Search for:** `wombat ledger`\n\nA note added later.\n")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if any(
+                e.rel == "knowledge/wombat.md" and e.base == "zeno" for e in live.current().entries
+            ):
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the linked base's new note never came in")
     finally:
         live.close()

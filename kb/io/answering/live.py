@@ -133,11 +133,8 @@ class LiveMemory:
         watcher can be trusted here, or a base lies where its changes would go unseen
         (outside those paths, or inside a folder a walk skips)."""
         roots = [os.path.realpath(p) for p in memory.opened]
-        for b in memory.bases:
-            real = os.path.realpath(b.snapshot.root)
-            below = [os.path.relpath(real, r) for r in roots if _inside(real, r)]
-            if not below or any(part.startswith(".") for part in below[0].split(os.sep)):
-                return None
+        if not _covered(memory, roots):
+            return None
         import tempfile
 
         from kb.io.answering.watcher import Watcher
@@ -179,18 +176,14 @@ class LiveMemory:
         """The open Memory, opened again first when the disk changed since."""
         events = self._events
         if events is not None:
-            if events.alive():
-                seen = events.generation
-                if seen != self._events_seen:  # a change a walk could see was reported
-                    self._events_seen = seen
-                    self._reopen_if_changed()
-                return self.memory
-            # The watcher stopped (or stopped being trusted): walk from here on, as before.
-            self._events = None
-            events.stop()
-            self._drop_cookie_dir()
-            self._walk_in_background()
-            self._reopen_if_changed()
+            if not (events.alive() and self._seen_through(events)):
+                # The watcher stopped, stopped being trusted, or a re-open brought a base it
+                # cannot see (a link to a base elsewhere): walk from here on, as before.
+                self._events = None
+                events.stop()
+                self._drop_cookie_dir()
+                self._walk_in_background()
+                self._reopen_if_changed()
             return self.memory
         if self._watcher is not None:
             if self._changed.is_set():
@@ -204,6 +197,18 @@ class LiveMemory:
         spent = self._clock() - now
         self._next_check = self._clock() + spent * RECHECK_FACTOR
         return self.memory
+
+    def _seen_through(self, events: Watcher) -> bool:
+        """After a change a walk could see was reported, re-validate by stat; whether the
+        watcher still sees every base of the fleet as it is now."""
+        seen = events.generation
+        if seen == self._events_seen:
+            return True
+        self._events_seen = seen
+        before = self.memory
+        self._reopen_if_changed()
+        roots = [os.path.realpath(p) for p in self.memory.opened]
+        return self.memory is before or _covered(self.memory, roots)
 
     def refresh(self) -> None:
         """Re-validate by stat now, whatever RECHECK_FACTOR allows: a resident kb calls it
@@ -246,3 +251,14 @@ class LiveMemory:
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _covered(memory: Memory, roots: list[str]) -> bool:
+    """Whether a watcher over `roots` sees every change a walk of `memory`'s bases could: each
+    base lies inside one of them, and not inside a folder a walk skips."""
+    for b in memory.bases:
+        real = os.path.realpath(b.snapshot.root)
+        below = [os.path.relpath(real, r) for r in roots if _inside(real, r)]
+        if not below or any(part.startswith(".") for part in below[0].split(os.sep)):
+            return False
+    return True
