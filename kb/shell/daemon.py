@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kb.io.answering.watcher import STAT_CHEAPER_S, WATCH_ENV, Watcher
+from kb.pure.notes.walked import STATE_DIR
 from kb.shell.cli import client
 from kb.shell.cli.outcome import Outcome
 
@@ -477,7 +478,9 @@ class Daemon:
         self.requests = 0
         self.build = client.build_id()
         self.idle_s = idle_seconds(root)
-        self.watcher = Watcher([root], where / f"{client.fleet_id(root)}.sync")
+        # The cookie lives in the fleet's own `.kb/` (kb's state, never synced), inside the
+        # watched tree: only there does it come back in order with the changes before it.
+        self.watcher = Watcher([root], Path(root) / STATE_DIR / "daemon")
         self.warm = Warm(root, self.watcher)
         self.stopping = False
 

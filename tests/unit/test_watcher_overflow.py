@@ -31,7 +31,7 @@ def test_a_real_queue_overflow_is_heard_and_counted(
     limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text(encoding="ascii"))
     fleet = tmp_path / "fleet"
     fleet.mkdir()
-    watcher = Watcher([str(fleet)], tmp_path / "cookie")
+    watcher = Watcher([str(fleet)], fleet / ".kb" / "cookie")
     watcher.start()
     try:
         assert watcher.mode == "watcher", watcher.why

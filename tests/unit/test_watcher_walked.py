@@ -5,7 +5,9 @@ whole fleet for it (119 ms at 10,000 notes); a note, an agent.txt or an index is
 
 from __future__ import annotations
 
+import functools
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,14 +23,17 @@ def watched(tmp_path: Path) -> tuple[Path, Watcher]:
     fleet = tmp_path / "harbor"
     shutil.copytree(REPO / "examples" / "fleet", fleet)
     (fleet / "fleet" / "ada" / ".kb").mkdir()
-    watcher = Watcher([str(fleet)], tmp_path / "cookie")
+    watcher = Watcher([str(fleet)], fleet / ".kb" / "cookie")
     watcher.start()
     assert watcher.mode == "watcher", watcher.why
     return fleet, watcher
 
 
-def _counted(watcher: Watcher) -> int:
+def _counted(watcher: Watcher, change: Callable[[], object]) -> int:
+    """How many changes the watcher counted for `change`, read once the cookie sent after
+    it came back (the count is taken before the change: watchdog may report it at once)."""
     before = watcher.generation
+    change()
     assert watcher.send() and watcher.wait(), watcher.why
     return watcher.generation - before
 
@@ -36,15 +41,18 @@ def _counted(watcher: Watcher) -> int:
 def test_what_no_walk_reads_is_no_change(watched: tuple[Path, Watcher]) -> None:
     fleet, watcher = watched
     try:
-        assert _counted(watcher) == 0
-        (fleet / "kb-misses.txt").write_text("a refused question\n", encoding="utf-8")
-        (fleet / "kb-misses.txt.lock").write_text("", encoding="utf-8")
-        (fleet / "kb-misses.txt.lock").unlink()
-        sessions = fleet / ".kb" / "sessions"
-        sessions.mkdir(parents=True)
-        (sessions / "s1.jsonl").write_text("{}\n", encoding="utf-8")
-        (fleet / "fleet" / "ada" / ".kb" / "index.db-shm").write_bytes(b"\0" * 64)
-        assert _counted(watcher) == 0
+
+        def kb_writes_beside_the_notes() -> None:
+            (fleet / "kb-misses.txt").write_text("a refused question\n", encoding="utf-8")
+            (fleet / "kb-misses.txt.lock").write_text("", encoding="utf-8")
+            (fleet / "kb-misses.txt.lock").unlink()
+            sessions = fleet / ".kb" / "sessions"
+            sessions.mkdir(parents=True)
+            (sessions / "s1.jsonl").write_text("{}\n", encoding="utf-8")
+            (fleet / "fleet" / "ada" / ".kb" / "index.db-shm").write_bytes(b"\0" * 64)
+
+        assert _counted(watcher, lambda: None) == 0
+        assert _counted(watcher, kb_writes_beside_the_notes) == 0
     finally:
         watcher.stop()
 
@@ -64,9 +72,30 @@ def test_what_a_walk_reads_is_a_change(watched: tuple[Path, Watcher], made: str)
     try:
         path = fleet / made
         if made.endswith("/"):
-            path.mkdir()
+            assert _counted(watcher, path.mkdir) >= 1
         else:
-            path.write_text("# Tides\n\nk8s = tides\n", encoding="utf-8")
-        assert _counted(watcher) >= 1
+            assert _counted(watcher, lambda: path.write_text("# Tides\n\nk8s = tides\n")) >= 1
     finally:
         watcher.stop()
+
+
+def test_a_cookie_in_the_watched_tree_comes_back_after_every_change_before_it(
+    watched: tuple[Path, Watcher],
+) -> None:
+    """The daemon's promise: `wait` returns only once every change made before `send` has
+    been counted. One watch reports the cookie and the changes, in the kernel's order; a
+    cookie watched apart came back first under load (a clean-clone CI run)."""
+    fleet, watcher = watched
+    try:
+        assert watcher.cookie_in_order
+        knowledge = fleet / "fleet" / "ada" / "knowledge"
+        for i in range(200):
+            note = knowledge / f"n{i}.md"
+            assert _counted(watcher, functools.partial(note.write_text, f"# N{i}\n")) >= 1, i
+    finally:
+        watcher.stop()
+
+
+def test_a_cookie_watched_apart_is_not_in_order(tmp_path: Path) -> None:
+    assert not Watcher([str(tmp_path / "fleet")], tmp_path / "cookie").cookie_in_order
+    assert Watcher([str(tmp_path / "fleet")], tmp_path / "fleet" / ".kb" / "c").cookie_in_order
