@@ -394,16 +394,11 @@ class Warm:
         memory = live.memory
         known = self._watched_memo.get(memory)
         if known is None:
-            known = all(self._seen_whole(b.snapshot.root) for b in memory.bases)
+            from kb.io.answering.live import covered_by
+
+            known = covered_by(memory, [self.root])
             self._watched_memo[memory] = known
         return known
-
-    def _seen_whole(self, base_root: Path) -> bool:
-        real = os.path.realpath(base_root)
-        if not _inside(real, self.root):
-            return False
-        below = os.path.relpath(real, self.root)
-        return below == "." or not any(part.startswith(".") for part in below.split(os.sep))
 
     def begin(self, speculate: bool = False) -> None:
         """A new request: its cookie is not sent yet. `speculate`: a fleet held open may

@@ -133,7 +133,7 @@ class LiveMemory:
         watcher can be trusted here, or a base lies where its changes would go unseen
         (outside those paths, or inside a folder a walk skips)."""
         roots = [os.path.realpath(p) for p in memory.opened]
-        if not _covered(memory, roots):
+        if not covered_by(memory, roots):
             return None
         import tempfile
 
@@ -208,7 +208,7 @@ class LiveMemory:
         before = self.memory
         self._reopen_if_changed()
         roots = [os.path.realpath(p) for p in self.memory.opened]
-        return self.memory is before or _covered(self.memory, roots)
+        return self.memory is before or covered_by(self.memory, roots)
 
     def refresh(self) -> None:
         """Re-validate by stat now, whatever RECHECK_FACTOR allows: a resident kb calls it
@@ -253,7 +253,7 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _covered(memory: Memory, roots: list[str]) -> bool:
+def covered_by(memory: Memory, roots: list[str]) -> bool:
     """Whether a watcher over `roots` sees every change a walk of `memory`'s bases could: each
     base lies inside one of them, and not inside a folder a walk skips."""
     for b in memory.bases:
