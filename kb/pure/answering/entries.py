@@ -26,7 +26,7 @@ from attrs import frozen
 
 from kb.pure.notes.header import Header, derived_keys, first_heading, header_of
 from kb.pure.notes.paths import is_exempt, is_orientation, stem_of
-from kb.pure.notes.tokens import normalise
+from kb.pure.notes.tokens import STOPWORDS, normalise
 
 Bucket = Literal["entry", "exempt", "unreachable"]
 
@@ -205,4 +205,21 @@ def dead_keys(keys: tuple[str, ...] | list[str]) -> list[str]:
     """Keys no question can reach: written as several words, reduced by stopwords to one
     word or none, so they land in neither the keyword bag nor the phrase list (W07, and
     what `kb write` drops). `nao contestar` indexes as `contestar`, its own opposite."""
-    return [k for k in keys if len(k.split()) > 1 and len(normalise(k)) <= 1]
+    return [k for k in keys if not k.isalnum() and _is_dead(k)]  # one plain word: alive
+
+
+def _is_dead(key: str) -> bool:
+    parts = key.split()
+    if len(parts) < 2:
+        return False
+    kept = 0
+    for part in parts:
+        if not (part.isascii() and part.isalnum()):
+            return len(normalise(key)) <= 1  # punctuation or another script: the full rule
+        # a plain ASCII word is one word of `normalise`, folded by lowering: most keys are
+        # found alive by their first two such words, without folding or matching the key
+        if len(part) > 1 and part.lower() not in STOPWORDS:
+            kept += 1
+            if kept > 1:
+                return False
+    return True

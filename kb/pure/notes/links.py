@@ -20,7 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 
-from kb.pure.notes.header import lines_of
+from kb.pure.notes.header import lines_holding, lines_of
 
 FENCES = ("```", "~~~")
 CITE_OPEN = "[src:"
@@ -76,11 +76,11 @@ def marked(text: str, marker: str) -> list[tuple[int, list[str]]]:
     piece of a line holds the marker only if the line does. Lines are picked and fences
     found by C's substring search, and a line's fence state is the number of fence lines
     before it; walking every line in Python was half of `kb check` at 10,000 notes."""
-    lines = lines_of(text)
-    picked = [(n, line) for n, line in enumerate(lines, 1) if marker in line]
+    picked = lines_holding(text, marker)
     if not picked:
         return []
     if "```" in text or "~~~" in text:
+        lines = lines_of(text)
         fences = [
             n
             for n, line in enumerate(lines, 1)

@@ -45,7 +45,7 @@ from attrs import frozen
 
 from kb.pure.answering.entries import dead_keys, parse_note
 from kb.pure.fleet.listing import PROVENANCES, STAGES
-from kb.pure.notes.header import front_matter, header_of, lines_of
+from kb.pure.notes.header import front_matter, header_of, lines_holding, lines_of
 from kb.pure.notes.links import CITE_OPEN, citations, wikilinks
 from kb.pure.notes.lookalike import how_alike
 from kb.pure.notes.manifest import DEFAULT_PRIVATE_FOLDERS, PrivateLayer
@@ -279,8 +279,9 @@ def is_note(knowledge: str | None, rel: str) -> bool:
 def _has_front_matter(text: str) -> bool:
     # front_matter() reads an empty block (`---` then `---`) and no block alike, and only
     # the first of those is a note that declared front matter and left the fields out.
-    lines = lines_of(text)
-    return bool(lines) and lines[0].strip() == "---" and any(x.strip() == "---" for x in lines[1:])
+    if text.partition("\n")[0].strip() != "---":  # most notes: no split of the rest
+        return False
+    return any(x.strip() == "---" for x in lines_of(text)[1:])
 
 
 def _cites_in_prose(text: str) -> bool:
@@ -345,7 +346,7 @@ def successors_of(records: Sequence[Record]) -> dict[str, Record]:
 def bibliography_of(text: str) -> dict[str, tuple[int, str]]:
     """key -> (line, rendering) of the file's bibliography lines; the last line wins."""
     out: dict[str, tuple[int, str]] = {}
-    for n, line in enumerate(lines_of(text), 1):
+    for n, line in lines_holding(text, CITE_OPEN):  # a bibliography line holds `[src:`
         entry = bibliography_entry(line)
         if entry is not None:
             out[entry[0]] = (n, entry[1])
