@@ -104,6 +104,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
             "tests/unit/test_checks_rules.py",
             "tests/unit/test_checks.py",
             "tests/properties/test_check_properties.py",
+            "tests/properties/test_line_scan_properties.py",
         ),
     ),
     # the safe reader's pure judgement; the unit file drives kb.io.notes.safe_read in process over
