@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kb.io.answering.memory import Memory
-from kb.io.writing.checker import read_fleet
+from kb.io.notes.walk import BaseSnapshot
+from kb.io.writing.checker import check_read, discover_fleet, read_base, read_fleet
 from kb.pure.notes.header import lines_of
 from kb.pure.notes.links import citations, wikilinks
 from kb.pure.writing.checks import (
@@ -22,8 +23,11 @@ from kb.pure.writing.checks import (
     Finding,
     check_base,
     counts,
+    fleet_stems,
     group_findings,
     group_line,
+    judge_base,
+    judge_found,
 )
 from tests.properties.strategies import FleetSpec, fleets, write_fleet
 
@@ -165,3 +169,25 @@ def test_e02_names_exactly_what_the_index_counts_unreachable(
         with Memory.open([str(root)], all=include_private) as memory:
             unreachable = set(memory.unreachable)
         assert e02 == unreachable
+
+
+@FLEET_SETTINGS
+@given(fleet=fleets(), include_private=st.booleans())
+def test_a_base_judged_file_by_file_as_read_is_judged_as_when_held_whole(
+    fleet: FleetSpec, include_private: bool
+) -> None:
+    # `kb check` judges each file as it reads it (kb.io.writing.checker.check_read) and holds
+    # no base's text; the reading room holds every text (read_base): one report either way
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_fleet(root, fleet)
+        snaps = [
+            s for s in discover_fleet([str(root)], include_private) if isinstance(s, BaseSnapshot)
+        ]
+        stems = fleet_stems((s.name, [f.rel for f in s.files]) for s in snaps)
+        for snap in snaps:
+            facts, found = check_read(snap, include_private)
+            assert facts.texts == ()
+            held = read_base(snap, include_private)
+            assert facts.skipped == held.skipped
+            assert judge_found(facts, found, stems) == judge_base(held, stems)

@@ -130,6 +130,17 @@ def test_uncited_and_superseded_records() -> None:
     assert private == []
 
 
+def test_records_in_a_private_sources_folder_count_only_with_all() -> None:
+    # the reader loads no record there without --all; given records anyway, the check
+    # holds them as absent then, and as present (uncited: E06) with --all
+    lone = record("AAAAAAAAAA")
+    layer = PrivateLayer(whole=False, folders=("sources",))
+    hidden = facts(("a.md", KEYS), records=(lone,), private=layer)
+    assert codes(check_base(hidden)) == []
+    shown = facts(("a.md", KEYS), records=(lone,), private=layer, include_private=True)
+    assert [(f.file, f.code) for f in check_base(shown)] == [("sources/AAAAAAAAAA.txt", "E06")]
+
+
 def test_private_sources_load_no_records() -> None:
     layer = PrivateLayer(whole=False, folders=("sources",))
     assert records_hidden(layer, include_private=False)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from attrs import evolve
+
 from kb.io.notes.safe_read import Refused, read_note
 from kb.io.notes.walk import (
     UNREAD_FOLDER,
@@ -26,7 +28,11 @@ from kb.pure.notes.links import CITE_OPEN, citations
 from kb.pure.writing.checks import (
     KNOWLEDGE_DIRS,
     BaseFacts,
+    Finding,
     Unreadable,
+    base_findings,
+    file_findings,
+    file_rules,
     knowledge_folder,
     private_scan_folders,
     records_hidden,
@@ -76,6 +82,7 @@ def _private_citations(root: Path, folders: tuple[str, ...]) -> frozenset[str]:
 
 
 def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
+    """The base with every file's text held (what the reading room shows)."""
     texts: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
     for f in snap.files:
@@ -84,15 +91,51 @@ def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
             texts.append((f.rel, got))
         else:
             skipped.append((f.rel, got[1]))
-    skipped += [(rel, UNREAD_FOLDER.format(reason=why)) for rel, why in snap.unread_folders]
+    facts = _facts_but_files(snap, include_private)
+    return evolve(facts, texts=tuple(texts), skipped=_skipped(skipped, snap, facts))
+
+
+def check_read(snap: BaseSnapshot, include_private: bool) -> tuple[BaseFacts, list[Finding]]:
+    """The base (its texts not held) and its findings, each file judged as it is read and
+    let go: `kb check` holds one note's text at a time."""
+    facts = _facts_but_files(snap, include_private)
+    rules = file_rules(facts)
+    per_file: list[Finding] = []
+    cited: set[str] = set()
+    skipped: list[tuple[str, str]] = []
+    for f in snap.files:
+        got = _read(snap, f.rel)
+        if isinstance(got, str):
+            found, keys = file_findings(rules, f.rel, got)
+            per_file += found
+            cited |= keys
+        else:
+            skipped.append((f.rel, got[1]))
+    facts = evolve(facts, skipped=_skipped(skipped, snap, facts))
+    return facts, base_findings(facts, per_file, cited)
+
+
+def _skipped(
+    files: list[tuple[str, str]], snap: BaseSnapshot, facts: BaseFacts
+) -> tuple[tuple[str, str], ...]:
+    """What could not be read, in report order: files, then folders the walk could not
+    list, then the records folder."""
+    folders = [(rel, UNREAD_FOLDER.format(reason=why)) for rel, why in snap.unread_folders]
+    return (*files, *folders, *facts.skipped)
+
+
+def _facts_but_files(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
+    """Everything about the base but its files' texts (none yet) and the files it could
+    not read (only the records folder, when it cannot be listed)."""
     records: tuple[Record, ...] = ()
     broken: tuple[tuple[str, str], ...] = ()
+    skipped: tuple[tuple[str, str], ...] = ()
     if not records_hidden(snap.private, include_private):
         try:
             loaded, bad = load_records(snap.root)
             records, broken = tuple(loaded), tuple(bad)
         except OSError as e:  # sources/ exists but cannot be listed
-            skipped.append(("sources", e.strerror or str(e)))
+            skipped = (("sources", e.strerror or str(e)),)
     folders = private_scan_folders(snap.private, include_private, len(records))
     gitignore = snap.root / ".gitignore"
     return BaseFacts(
@@ -100,8 +143,8 @@ def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
         map_rel=snap.map_rel,
         knowledge=knowledge_folder([d for d in KNOWLEDGE_DIRS if (snap.root / d).is_dir()]),
         rels=tuple(f.rel for f in snap.files),
-        texts=tuple(texts),
-        skipped=tuple(skipped),
+        texts=(),
+        skipped=skipped,
         private=snap.private,
         include_private=include_private,
         gitignore=read_text(gitignore) if gitignore.is_file() else None,
