@@ -40,7 +40,7 @@ from kb.pure.writing.checks import (
 from kb.pure.writing.sources import Record
 
 
-def _read(snap: BaseSnapshot, rel: str) -> str | tuple[None, str]:
+def file_text(snap: BaseSnapshot, rel: str) -> str | tuple[None, str]:
     """The file's text (kb.io.notes.safe_read), or (None, why it could not be read)."""
     got = read_note(snap, rel)
     if isinstance(got, Refused):
@@ -86,25 +86,25 @@ def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
     texts: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
     for f in snap.files:
-        got = _read(snap, f.rel)
+        got = file_text(snap, f.rel)
         if isinstance(got, str):
             texts.append((f.rel, got))
         else:
             skipped.append((f.rel, got[1]))
-    facts = _facts_but_files(snap, include_private)
+    facts = base_facts(snap, include_private)
     return evolve(facts, texts=tuple(texts), skipped=_skipped(skipped, snap, facts))
 
 
 def check_read(snap: BaseSnapshot, include_private: bool) -> tuple[BaseFacts, list[Finding]]:
     """The base (its texts not held) and its findings, each file judged as it is read and
     let go: `kb check` holds one note's text at a time."""
-    facts = _facts_but_files(snap, include_private)
+    facts = base_facts(snap, include_private)
     rules = file_rules(facts)
     per_file: list[Finding] = []
     cited: set[str] = set()
     skipped: list[tuple[str, str]] = []
     for f in snap.files:
-        got = _read(snap, f.rel)
+        got = file_text(snap, f.rel)
         if isinstance(got, str):
             found, keys = file_findings(rules, f.rel, got)
             per_file += found
@@ -124,7 +124,7 @@ def _skipped(
     return (*files, *folders, *facts.skipped)
 
 
-def _facts_but_files(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
+def base_facts(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
     """Everything about the base but its files' texts (none yet) and the files it could
     not read (only the records folder, when it cannot be listed)."""
     records: tuple[Record, ...] = ()
