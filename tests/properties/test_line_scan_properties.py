@@ -138,11 +138,11 @@ _key_words = st.sampled_from(
         # `Não` folds to the stopword `nao`, `ﬁle` to `file`, `don't` is two words
         *("the", "de", "nao", "on", "para", "a", "x", "I", "O", "42", "v2", "git", "Git"),
         *("rebase", "é", "Não", "ação", "naïve", "ÉTÉ", "ﬁle", "co-op", "snake_case"),
-        *("C++", "don't"),
+        *("C++", "don't", "e\u0301", "\u0301x", "\u0301", "ß", "İ", "²", "½", "ǅ"),
     ]
 )
 _keys = st.lists(_key_words, max_size=5).flatmap(
-    lambda ws: st.sampled_from([" ", "  ", "\t", " \u00a0 "]).map(lambda gap: gap.join(ws))
+    lambda ws: st.sampled_from([" ", "  ", "\t", " \u00a0 ", "\u3000", "\u2028", "\x1c"]).map(lambda gap: gap.join(ws))
 )
 
 
