@@ -287,6 +287,7 @@ def _walk(
     # (about 1,000 levels) is still a tree to walk, not a crash. Each folder carries its real
     # path relative to the base, so a file reached through a linked folder is judged by it.
     pending = [(root, rel_prefix, False, "")]
+    devices: dict[int, int] = {}  # one int object per device, not one per file (28 bytes)
     while pending:
         folder, prefix, bad, real_prefix = pending.pop()
         try:
@@ -354,14 +355,17 @@ def _walk(
             problem = (
                 BAD_NAME if bad or escaped else too_large(size) if size > MAX_NOTE_BYTES else None
             )
+            rel = prefix + label
             out.append(
                 (
-                    prefix + label,
+                    rel,
                     size,
                     st.st_mtime_ns,
                     problem,
-                    real_rel,
-                    st.st_dev,
+                    # one string where both paths are one (no link on the way): a snapshot
+                    # holds every file's, 70 bytes each
+                    rel if real_rel == rel else real_rel,
+                    devices.setdefault(st.st_dev, st.st_dev),
                     st.st_ino,
                     st.st_nlink,
                     linked,
