@@ -10,6 +10,7 @@ and leaves no `.kb/` folder behind.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from attrs import evolve
@@ -81,18 +82,23 @@ def _private_citations(root: Path, folders: tuple[str, ...]) -> frozenset[str]:
     return frozenset(tokens)
 
 
-def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
-    """The base with every file's text held (what the reading room shows)."""
-    texts: list[tuple[str, str]] = []
-    skipped: list[tuple[str, str]] = []
+def _readable(snap: BaseSnapshot, skipped: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    """(rel, text) of each file of the base that can be read, one at a time, in order; each
+    that cannot goes to `skipped` with the reason."""
     for f in snap.files:
         got = file_text(snap, f.rel)
         if isinstance(got, str):
-            texts.append((f.rel, got))
+            yield f.rel, got
         else:
             skipped.append((f.rel, got[1]))
+
+
+def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
+    """The base with every file's text held (what the reading room shows)."""
+    skipped: list[tuple[str, str]] = []
+    texts = tuple(_readable(snap, skipped))
     facts = base_facts(snap, include_private)
-    return evolve(facts, texts=tuple(texts), skipped=_skipped(skipped, snap, facts))
+    return evolve(facts, texts=texts, skipped=_skipped(skipped, snap, facts))
 
 
 def check_read(snap: BaseSnapshot, include_private: bool) -> tuple[BaseFacts, list[Finding]]:
@@ -103,14 +109,10 @@ def check_read(snap: BaseSnapshot, include_private: bool) -> tuple[BaseFacts, li
     per_file: list[Finding] = []
     cited: set[str] = set()
     skipped: list[tuple[str, str]] = []
-    for f in snap.files:
-        got = file_text(snap, f.rel)
-        if isinstance(got, str):
-            found, keys = file_findings(rules, f.rel, got)
-            per_file += found
-            cited |= keys
-        else:
-            skipped.append((f.rel, got[1]))
+    for rel, text in _readable(snap, skipped):
+        found, keys = file_findings(rules, rel, text)
+        per_file += found
+        cited |= keys
     facts = evolve(facts, skipped=_skipped(skipped, snap, facts))
     return facts, base_findings(facts, per_file, cited)
 
