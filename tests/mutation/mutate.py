@@ -46,6 +46,16 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         "kb/pure/answering/fusion.py",
         ("tests/unit/test_decisions.py", "tests/properties/test_rank_properties.py"),
     ),
+    # the keyword scorer: its rules one test each, the early stop against scoring every
+    # entry, and the pure properties' indexed-against-naive ranking
+    "keyword": (
+        "kb/pure/answering/keyword.py",
+        (
+            "tests/unit/test_keyword_rules.py",
+            "tests/properties/test_keyword_properties.py",
+            "tests/properties/test_pure_properties.py",
+        ),
+    ),
     "textrank": (
         "kb/pure/answering/textrank.py",
         ("tests/unit/test_decisions.py", "tests/properties/test_verdict_properties.py"),

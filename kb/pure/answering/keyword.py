@@ -11,12 +11,18 @@ Rules of this module:
 - Hits sort by score descending, then `rel`, then entry order. Only scores above zero count.
 - The inverted index only chooses which entries to score; every chosen entry is scored by
   the same function a full scan would use, so indexed and naive rankings are equal.
+- It stops early when it can prove the rest cannot reach the top: a word's postings are held
+  in layers by what the word adds to an entry's score (its weight there, before idf), best
+  layer first, and once the `top`-th best score so far is above what every unread layer
+  could still add together, no entry left unscored can rank (`rank`).
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Container, Iterable, Sequence
+from heapq import heappush, heapreplace
 from itertools import pairwise
 
 from attrs import frozen
@@ -32,6 +38,16 @@ W_SUMMARY = 1.0
 # declared one: the writer did not choose it as a way in, and a heading is often generic
 # ("Usage", "Notes"). Half puts it level with a title word.
 DERIVED_FACTOR = 0.5
+# The most one question word can add to an entry before idf: in its keys, title, file name
+# and purpose at once.
+W_WORD_MAX = W_KEYWORD + W_TITLE + W_STEM + W_SUMMARY
+# A word held by fewer entries than this is read whole, as one layer bounded by W_WORD_MAX:
+# sorting its few entries by weight costs more than scoring them. At 100,000 generated notes
+# a question's common words hold thousands of entries each (4,400 candidates a question).
+LAYERED_MIN = 64
+# Scores are sums of a few products, so the bound an unread layer sets can be off by a few
+# units in the last place of a float: it is raised by this share before it is compared.
+BOUND_SLACK = 1e-9
 
 
 @frozen
@@ -43,6 +59,21 @@ class KeywordHit:
 
 def idf_of(total: int, df: int) -> float:
     return math.log(1.0 + total / (1.0 + df))
+
+
+def word_weight(word: str, sets: TokenSets, derived: bool) -> float:
+    """What `word` adds to one entry's score before idf, as `score_entry` adds it."""
+    bag, _, title, stem, summary, _ = sets
+    weight = 0.0
+    if word in bag:
+        weight += (DERIVED_FACTOR if derived else 1.0) * W_KEYWORD
+    if word in title:
+        weight += W_TITLE
+    if word in stem:
+        weight += W_STEM
+    if word in summary:
+        weight += W_SUMMARY
+    return weight
 
 
 def score_entry(
@@ -108,8 +139,9 @@ def postings_words(keys: Sequence[str], sets: TokenSets) -> PostingWords:
 class KeywordIndex:
     """Entries, document frequencies and two postings lists, built once per open.
 
-    Immutable after construction (a plain class because its dicts are lookup tables, not
-    values to compare).
+    Its answers never change after construction (a plain class because its dicts are lookup
+    tables, not values to compare); two memos fill as questions need them, the prepared
+    entries and the common words' postings in weight order (`_layers_of`).
     """
 
     def __init__(self, entries: Sequence[Entry], sets: Sequence[TokenSets]) -> None:
@@ -135,6 +167,10 @@ class KeywordIndex:
                 for first, second, *_ in {tuple(norm.split(" ", 2)) for _, norm in phrases}:
                     by_pair.setdefault((first, second), []).append(i)
         self._postings = postings
+        # word -> where each weight's run ends in its postings, once `_layers_of` has put a
+        # common word's postings in weight order (built on first use: a question reads a
+        # few words, and layering all of them was 4.7 s of a 10 s warm-up at 100,000 notes)
+        self._runs: dict[str, tuple[tuple[float, int], ...]] = {}
         self._by_pair = by_pair
 
     @classmethod
@@ -171,13 +207,9 @@ class KeywordIndex:
         ids = self._postings.get(term)
         return idf_of(self.total, len(ids) if ids else 0)
 
-    def _candidates(self, terms: Sequence[str]) -> tuple[list[int], set[int]]:
-        """The entries a question can score, in order, and those of them that may hold one
-        of its phrases."""
-        chosen: set[int] = set()
+    def _phrasal(self, terms: Sequence[str]) -> set[int]:
+        """The entries that may hold one of the question's phrases."""
         phrasal: set[int] = set()
-        for term in terms:
-            chosen.update(self._postings.get(term, ()))
         # A phrase is found in the question's words joined by spaces, so its first space is
         # one between two neighbouring terms: its first word ends the one (a suffix) and its
         # second starts the next (a prefix). Every such pair finds every phrase that can
@@ -190,11 +222,99 @@ class KeywordIndex:
                 first = left[start:]
                 for end in range(1, len(right) + 1):
                     phrasal.update(pairs.get((first, right[:end]), ()))
-        return sorted(chosen | phrasal), phrasal
+        return phrasal
+
+    def _layers_of(self, word: str) -> list[tuple[float, int, int]]:
+        """(weight bound, first, end) of each layer of `word`'s postings, best first."""
+        ids = self._postings.get(word)
+        if not ids:
+            return []
+        if len(ids) < LAYERED_MIN:
+            return [(W_WORD_MAX, 0, len(ids))]
+        runs = self._runs.get(word)
+        if runs is None:
+            runs = self._runs[word] = self._layer(ids, word)
+        starts = (0, *(end for _, end in runs))
+        return [(weight, start, end) for (weight, end), start in zip(runs, starts, strict=False)]
+
+    def _layer(self, ids: list[int], word: str) -> tuple[tuple[float, int], ...]:
+        """Put `word`'s postings in weight order, best first and entry order within a weight
+        (only `rank` reads their order; their length is the word's document frequency),
+        and return where each weight's run ends. The list is replaced, never changed in
+        place, and before its runs are remembered: a thread that finds the runs finds the
+        list they index, and two threads layering one word put the same list in place."""
+        weighed = sorted(
+            (-word_weight(word, self._sets[i], self._entries[i].derived), i) for i in ids
+        )
+        self._postings[word] = [i for _, i in weighed]
+        runs: list[tuple[float, int]] = []
+        for end, (negative, _) in enumerate(weighed, 1):
+            if runs and runs[-1][0] == -negative:
+                runs[-1] = (-negative, end)
+            else:
+                runs.append((-negative, end))
+        return tuple(runs)
 
     def rank(self, terms: Sequence[str], top: int) -> list[KeywordHit]:
-        candidates, phrasal = self._candidates(terms)
-        return rank_entries(self, candidates, terms, top, phrasal)
+        """The best `top` entries, as `rank_naive` ranks them, scoring as few as it can.
+
+        The entries that may hold a phrase are scored first. Then the question's words give
+        up their postings a layer at a time, the layer that can add most first (its weight
+        times the word's idf times how often the question says it). An entry not yet scored
+        holds each word at most at the weight of that word's next unread layer, and no
+        phrase, so it scores at most the sum of those: once the `top`-th best score so far
+        is above that sum, every entry still unscored ranks below the `top` (strictly, so a
+        tie broken by path cannot be missed) and the ranking stops."""
+        if top <= 0:
+            return []
+        cache: dict[str, float] = {}
+
+        def idf(word: str) -> float:
+            value = cache.get(word)
+            if value is None:
+                value = cache[word] = self.idf(word)
+            return value
+
+        query_norm = " ".join(terms)
+        hits: list[tuple[float, str, int, Prepared, tuple[str, ...]]] = []
+        best: list[float] = []  # a min-heap of the `top` best scores so far
+        seen: set[int] = set()
+
+        def score(i: int, phrasal: bool) -> None:
+            p = self.prepared_at(i)
+            value, matched = score_entry(p, terms, query_norm, idf, phrasal)
+            if value > 0:
+                hits.append((-value, p.entry.rel, i, p, matched))
+                if len(best) < top:
+                    heappush(best, value)
+                elif value > best[0]:
+                    heapreplace(best, value)
+
+        for i in sorted(self._phrasal(terms)):
+            seen.add(i)
+            score(i, True)
+        said = Counter(terms)
+        queues = {
+            word: [(times * idf(word) * weight, lo, hi) for weight, lo, hi in layers]
+            for word, times in said.items()
+            if (layers := self._layers_of(word))
+        }
+        while queues:
+            if len(best) == top:
+                unread = math.fsum(queue[0][0] for queue in queues.values())
+                if unread * (1.0 + BOUND_SLACK) < best[0]:
+                    break
+            word = max(queues, key=lambda w: queues[w][0][0])
+            queue = queues[word]
+            _, lo, hi = queue.pop(0)
+            if not queue:
+                del queues[word]
+            for i in self._postings[word][lo:hi]:
+                if i not in seen:
+                    seen.add(i)
+                    score(i, False)
+        hits.sort(key=lambda h: (h[0], h[1], h[2]))
+        return [KeywordHit(p.entry, -neg, matched) for neg, _, _, p, matched in hits[:top]]
 
     def rank_naive(self, terms: Sequence[str], top: int) -> list[KeywordHit]:
         """Every entry scored: the reference the indexed path is tested against."""
