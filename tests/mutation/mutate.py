@@ -64,7 +64,11 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     # as a cold one (capped: each example indexes a fleet)
     "warmtext": (
         "kb/pure/answering/warmtext.py",
-        ("tests/unit/test_warm_text.py", "tests/properties/test_warm_text_properties.py"),
+        (
+            "tests/unit/test_warm_text.py",
+            "tests/properties/test_warm_text_properties.py",
+            "tests/properties/test_warm_text_early_stop.py",
+        ),
     ),
     "privacy": (
         "kb/pure/notes/manifest.py",

@@ -234,3 +234,12 @@ def test_entries_found_by_a_phrase_do_not_end_the_ranking_before_the_words_are_r
     words = note("w.md", keys=("harbor", "pilot"), title="harbor pilot")
     index = KeywordIndex.of([phrase, words])
     assert [h.entry for h in index.rank(["harbor", "pilot"], 1)] == [words]
+
+
+def test_a_warm_index_layers_every_common_word_before_any_question() -> None:
+    # the crowd comes first in entry order, the keyed holder last: layered, it leads
+    crowd = _crowd(LAYERED_MIN, summary="lantern")
+    index = KeywordIndex.of([*crowd, note("k.md", keys=("lantern",)), note("r.md", title="vigil")])
+    index.prepare_all()
+    assert index._postings["lantern"][0] == LAYERED_MIN
+    assert index._postings["vigil"] == [LAYERED_MIN + 1]

@@ -15,6 +15,7 @@ from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.io.store import Store
 from kb.pure.answering.warmtext import (
+    EARLY_STOP_MIN,
     FTS_IDF_FLOOR,
     ChunkFacts,
     FileFacts,
@@ -198,6 +199,58 @@ def test_the_limit_keeps_the_best_of_distinct_scores() -> None:
     w = _warm(chunks, [("a.md", 1, 5, False)], vocabulary={"floor": 1, "x": 5})
     for limit in (1, 2, 4, 5, 6):
         assert [r for r, _, _ in w.rank(["floor"], limit, False)[1]] == [5, 4, 3, 2, 1][:limit]
+
+
+def _crowded(private_first: bool = False) -> WarmText:
+    """A base of more postings than `EARLY_STOP_MIN`: `floor` in its first three chunks
+    (rare, so worth most), `lantern` in every later one, its first holder long (worth
+    least). With `private_first`, the first chunk is a private file's."""
+    n = EARLY_STOP_MIN + 40
+    chunks = [(r, "", "", f"floor {'floor ' * r}x") for r in (1, 2, 3)]
+    chunks.append((4, "", "", "lantern " + "x " * 40))
+    chunks += [(r, "", "", "lantern y") for r in range(5, n + 1)]
+    files = [("records/first.md", 1, 1, private_first), ("b.md", 2, n, False)]
+    return _warm(chunks, files)
+
+
+def test_a_crowded_base_stops_early_and_ranks_as_scoring_every_posting() -> None:
+    w = _crowded(private_first=True)
+    for words in (["floor"], ["lantern"], ["floor", "lantern"], ["lantern", "floor", "x"]):
+        for limit in (1, 5, 40):
+            for include_private in (False, True):
+                _, best = w.rank(words, limit, include_private)
+                every = w.top_of_every_score(words, limit, include_private)
+                assert [r for r, _, _ in best] == [w.rowids[j] for j, _ in every]
+    assert [r for r, _, _ in w.rank(["floor", "lantern"], 5, False)[1]] == [3, 2, 5, 6, 7]
+    assert [r for r, _, _ in w.rank(["floor", "lantern"], 5, True)[1]] == [3, 2, 1, 5, 6]
+    assert w.rank(["floor", "lantern"], 0, False) == (["floor", "lantern"], [])
+
+
+def test_stopping_early_never_reads_past_the_end_of_a_words_postings() -> None:
+    # `floor`'s postings end just before `lantern`'s first, chunk 4's: probing chunk 4 for
+    # `floor` lands on that posting, which is `lantern`'s, not `floor`'s
+    w = _crowded()
+    assert [r for r, _, _ in w.rank(["floor", "lantern"], 5, False)[1]] == [3, 2, 1, 5, 6]
+    assert [r for r, _, _ in w.rank(["lantern"], 2, False)[1]] == [5, 6]
+
+
+def test_a_chunk_met_through_two_words_counts_once_towards_the_limit() -> None:
+    # chunk 1 holds `floor` and `vigil` (met through both), 2 and 3 one of them each in a
+    # long chunk (worth little), 4 `lantern` five times in a short one: counted twice,
+    # chunk 1 would fill a limit of two alone and cut 4 before `lantern` is read
+    long = " ".join(["x"] * 200)
+    chunks = [
+        (1, "", "", "floor vigil"),
+        (2, "", "", f"floor {long}"),
+        (3, "", "", f"vigil {long}"),
+        (4, "", "", "lantern " * 5),
+    ]
+    chunks += [(r, "", "", "lantern y") if r % 3 == 0 else (r, "", "", "y") for r in range(5, 300)]
+    w = _warm(chunks, [("a.md", 1, 299, False)])
+    words = ["floor", "vigil", "lantern"]
+    every = w.top_of_every_score(words, 2, False)
+    assert [w.rowids[j] for j, _ in every] == [1, 4]
+    assert w.top_stopping_early(words, 2, False) == every
 
 
 # -- counts ------------------------------------------------------------------------------
