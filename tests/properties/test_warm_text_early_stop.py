@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from kb.pure.answering.warmtext import (
-    EARLY_STOP_MIN,
+    EARLY_STOP_ONE_WORD,
     ChunkFacts,
     FileFacts,
     StemRules,
@@ -41,7 +41,7 @@ def _chunk(rare: frozenset[str]) -> st.SearchStrategy[tuple[list[int], list[int]
 @st.composite
 def bases(draw: st.DrawFn) -> WarmText:
     rare = draw(st.frozensets(st.sampled_from(WORDS)))
-    sized = st.lists(_chunk(rare), min_size=EARLY_STOP_MIN // 2, max_size=EARLY_STOP_MIN)
+    sized = st.lists(_chunk(rare), min_size=EARLY_STOP_ONE_WORD // 2, max_size=EARLY_STOP_ONE_WORD)
     drawn = draw(sized)
     chunks: list[ChunkFacts] = []
     vocabulary: dict[str, int] = {}

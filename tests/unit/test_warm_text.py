@@ -15,7 +15,7 @@ from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.io.store import Store
 from kb.pure.answering.warmtext import (
-    EARLY_STOP_MIN,
+    EARLY_STOP_ONE_WORD,
     FTS_IDF_FLOOR,
     ChunkFacts,
     FileFacts,
@@ -202,27 +202,28 @@ def test_the_limit_keeps_the_best_of_distinct_scores() -> None:
 
 
 def _crowded(private_first: bool = False) -> WarmText:
-    """A base of more postings than `EARLY_STOP_MIN`: `floor` in its first three chunks
+    """A base of more postings than `EARLY_STOP_ONE_WORD`: `floor` in its first three chunks
     (rare, so worth most), `lantern` in every later one, its first holder long (worth
-    least). With `private_first`, the first chunk is a private file's."""
-    n = EARLY_STOP_MIN + 40
+    least). With `private_first`, the first four chunks are a private file's."""
+    n = EARLY_STOP_ONE_WORD + 40
     chunks = [(r, "", "", f"floor {'floor ' * r}x") for r in (1, 2, 3)]
     chunks.append((4, "", "", "lantern " + "x " * 40))
     chunks += [(r, "", "", "lantern y") for r in range(5, n + 1)]
-    files = [("records/first.md", 1, 1, private_first), ("b.md", 2, n, False)]
+    files = [("records/first.md", 1, 4, private_first), ("b.md", 5, n, False)]
     return _warm(chunks, files)
 
 
 def test_a_crowded_base_stops_early_and_ranks_as_scoring_every_posting() -> None:
     w = _crowded(private_first=True)
     for words in (["floor"], ["lantern"], ["floor", "lantern"], ["lantern", "floor", "x"]):
-        for limit in (1, 5, 40):
+        for limit in (1, 5, 40, 400):
             for include_private in (False, True):
                 _, best = w.rank(words, limit, include_private)
                 every = w.top_of_every_score(words, limit, include_private)
                 assert [r for r, _, _ in best] == [w.rowids[j] for j, _ in every]
-    assert [r for r, _, _ in w.rank(["floor", "lantern"], 5, False)[1]] == [3, 2, 5, 6, 7]
+    assert [r for r, _, _ in w.rank(["floor", "lantern"], 5, False)[1]] == [5, 6, 7, 8, 9]
     assert [r for r, _, _ in w.rank(["floor", "lantern"], 5, True)[1]] == [3, 2, 1, 5, 6]
+    assert w.rank(["lantern"], 400, True)[1][-1] == (4, "alpha", "records/first.md")
     assert w.rank(["floor", "lantern"], 0, False) == (["floor", "lantern"], [])
 
 
@@ -230,7 +231,8 @@ def test_stopping_early_never_reads_past_the_end_of_a_words_postings() -> None:
     # `floor`'s postings end just before `lantern`'s first, chunk 4's: probing chunk 4 for
     # `floor` lands on that posting, which is `lantern`'s, not `floor`'s
     w = _crowded()
-    assert [r for r, _, _ in w.rank(["floor", "lantern"], 5, False)[1]] == [3, 2, 1, 5, 6]
+    best = w.top_stopping_early(["floor", "lantern"], 5, False)
+    assert [w.rowids[j] for j, _ in best] == [3, 2, 1, 5, 6]
     assert [r for r, _, _ in w.rank(["lantern"], 2, False)[1]] == [5, 6]
 
 
