@@ -168,8 +168,8 @@ class KeywordIndex:
                     by_pair.setdefault((first, second), []).append(i)
         self._postings = postings
         # word -> where each weight's run ends in its postings, once `_layers_of` has put a
-        # common word's postings in weight order (built on first use: a question reads a
-        # few words, and layering all of them was 4.7 s of a 10 s warm-up at 100,000 notes)
+        # common word's postings in weight order: on a question's first use of the word, or
+        # for every common word when a warm Memory prepares the index (`prepare_all`)
         self._runs: dict[str, tuple[tuple[float, int], ...]] = {}
         self._by_pair = by_pair
 
@@ -210,6 +210,18 @@ class KeywordIndex:
     def idf(self, term: str) -> float:
         ids = self._postings.get(term)
         return idf_of(self.total, len(ids) if ids else 0)
+
+    def idf_memo(self) -> Callable[[str], float]:
+        """`idf`, each word's computed once: a ranking asks it once per entry it scores."""
+        cache: dict[str, float] = {}
+
+        def idf(word: str) -> float:
+            value = cache.get(word)
+            if value is None:
+                value = cache[word] = self.idf(word)
+            return value
+
+        return idf
 
     def _phrasal(self, terms: Sequence[str]) -> set[int]:
         """The entries that may hold one of the question's phrases."""
@@ -271,14 +283,7 @@ class KeywordIndex:
         tie broken by path cannot be missed) and the ranking stops."""
         if top <= 0:
             return []
-        cache: dict[str, float] = {}
-
-        def idf(word: str) -> float:
-            value = cache.get(word)
-            if value is None:
-                value = cache[word] = self.idf(word)
-            return value
-
+        idf = self.idf_memo()
         query_norm = " ".join(terms)
         hits: list[tuple[float, str, int, Prepared, tuple[str, ...]]] = []
         best: list[float] = []  # a min-heap of the `top` best scores so far
@@ -332,15 +337,8 @@ def rank_entries(
     top: int,
     phrasal: Container[int] | None = None,
 ) -> list[KeywordHit]:
-    cache: dict[str, float] = {}
-
-    def idf(word: str) -> float:
-        value = cache.get(word)
-        if value is None:
-            value = cache[word] = index.idf(word)
-        return value
-
-    return rank_prepared(((i, index.prepared_at(i)) for i in candidates), terms, top, idf, phrasal)
+    prepared = ((i, index.prepared_at(i)) for i in candidates)
+    return rank_prepared(prepared, terms, top, index.idf_memo(), phrasal)
 
 
 def rank_prepared(

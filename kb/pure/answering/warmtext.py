@@ -291,7 +291,8 @@ class WarmText:
         and a private one is passed over unless `include_private`. A chunk not yet met
         holds each word at most at the weight of that word's next unread posting, so it
         scores at most their sum: once the `limit`-th best score so far is strictly above
-        that sum, no unread chunk can reach the limit (nor tie with it) and reading stops."""
+        that sum, no unread chunk can reach the limit (nor tie with it) and reading stops.
+        `limit` is at least 1: `rank` answers a limit of 0 or less itself."""
         weighted = self._weighted(words)
         spans = [(self.at[i], self.at[i + 1]) for i, _ in weighted]
         orders = [self._by_weight(i) for i, _ in weighted]
