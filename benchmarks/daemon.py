@@ -145,6 +145,21 @@ def measure(name: str, fleet: Path, alone_copy: Path, runs: int, work: Path) -> 
     return rows
 
 
+def editable_install() -> bool:
+    """Whether the kb this venv runs comes from a source tree (`pip install -e`) rather than
+    its site-packages: an editable install's `.pth` finder (and a development venv's coverage
+    hook) runs in every process of the venv, `python -c pass` included, so it swells the
+    floor every ratio is divided by. Asked of a fresh process outside any checkout."""
+    found = subprocess.run(
+        [sys.executable, "-c", "import kb; print(kb.__file__)"],
+        cwd="/",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return not any(part in ("site-packages", "dist-packages") for part in Path(found).parts)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15)
@@ -164,6 +179,14 @@ def main() -> None:
             for copy in copies:
                 shutil.rmtree(copy)
         print("\n".join(lines))
+        if editable_install():
+            # 2026-12-03: `python -c pass` took 32-37 ms in the development venv and 15-17 ms
+            # in a `pip install .` venv, so ratios here read about half what users see
+            print(
+                "\nkb is an editable install in this venv: every process, `python -c pass` "
+                "included, pays for its finder at start-up, which shrinks every ratio. For "
+                "the figures a user sees, run this with a venv made by `pip install .`."
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
