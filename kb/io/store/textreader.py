@@ -22,12 +22,16 @@ if TYPE_CHECKING:
 # pydocs corpus is about 40 KB of words, so at most ~10 MB a base.
 PAGES_KEPT = 256
 SNIPPET_TOKENS = 14
+# One chunk's excerpt and facts. Asked chunk by chunk: with `rowid IN (...)` FTS5 reads the
+# expression's every match and keeps the listed ones, while `rowid = ?` seeks each word's
+# postings to that chunk. Measured per answer's call (same rows): 0.283 -> 0.144 ms at
+# 100,000 generated notes, 0.137 -> 0.090 at 10,000, 0.099 -> 0.079 on til-dev.
 DETAIL_SQL = """
 SELECT chunks.rowid, chunks.heading_path, snippet(chunks, 3, '', '', ' ... ', 14),
        chunks.text, f.provenance, f.stage, f.captured_from
 FROM chunks
 LEFT JOIN files f ON f.base = chunks.base AND f.path = chunks.path
-WHERE chunks MATCH ? AND chunks.rowid IN ({marks})
+WHERE chunks MATCH ? AND chunks.rowid = ?
 """
 
 
@@ -203,14 +207,15 @@ class TextReader:
         self, expr: str, rowids: Sequence[int]
     ) -> dict[int, tuple[str, str, str, str | None, str | None, str | None]]:
         """rowid -> (heading_path, excerpt, text, provenance, stage, captured_from)."""
-        if not rowids:
-            return {}
-        sql = DETAIL_SQL.format(marks=",".join("?" * len(rowids)))
+        conn = self._store.conn
+        out: dict[int, tuple[str, str, str, str | None, str | None, str | None]] = {}
         try:
-            rows = self._store.conn.execute(sql, (expr, *rowids)).fetchall()
+            for rowid in dict.fromkeys(rowids):
+                for r in conn.execute(DETAIL_SQL, (expr, rowid)):
+                    out[r[0]] = (r[1], r[2], r[3], r[4], r[5], r[6])
         except sqlite3.Error:
             return {}
-        return {r[0]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows}
+        return out
 
 
 def counts_text(heading_path: str, text: str) -> str:
