@@ -119,3 +119,19 @@ def test_what_a_walk_reads_counts(parts: tuple[str, ...], is_dir: bool) -> None:
 )
 def test_what_no_walk_reads_is_passed_over(parts: tuple[str, ...], is_dir: bool) -> None:
     assert not changes_a_walk(parts, is_dir)
+
+
+@pytest.mark.parametrize("where", WHERE)
+@pytest.mark.parametrize("name", NAMES)
+def test_a_close_counts_as_any_change_but_for_an_index_file(
+    where: tuple[str, ...], name: str
+) -> None:
+    """A close after writing (`closed`) is a change wherever any change is, except for a
+    base's index files: SQLite reports each of its writes to them otherwise first."""
+    for is_dir in (False, True):
+        parts = (*where, name)
+        index_file = not is_dir and name in ("index.db", "index.db-wal")
+        expected = changes_a_walk(parts, is_dir) and not index_file
+        assert changes_a_walk(parts, is_dir, closed=True) == expected
+    assert changes_a_walk(("fleet", "ada", ".kb", "index.db-wal"), False)
+    assert not changes_a_walk(("fleet", "ada", ".kb", "index.db-wal"), False, closed=True)

@@ -99,3 +99,67 @@ def test_a_cookie_in_the_watched_tree_comes_back_after_every_change_before_it(
 def test_a_cookie_watched_apart_is_not_in_order(tmp_path: Path) -> None:
     assert not Watcher([str(tmp_path / "fleet")], tmp_path / "cookie").cookie_in_order
     assert Watcher([str(tmp_path / "fleet")], tmp_path / "fleet" / ".kb" / "c").cookie_in_order
+
+
+def _index(fleet: Path) -> Path:
+    """A base's index in WAL mode with one row committed, every connection to it closed."""
+    import sqlite3
+
+    path = fleet / "fleet" / "ada" / ".kb" / "index.db"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE t (x)")
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_a_reader_closing_an_index_is_no_change(watched: tuple[Path, Watcher]) -> None:
+    """SQLite opens the index files for writing in every reader: the close of a connection
+    that only read (a warm copy's snapshot, another kb process) is reported by the kernel
+    as a close after writing, and counting it made `kb serve` walk the whole fleet after
+    its own reads."""
+    import sqlite3
+
+    fleet, watcher = watched
+    try:
+        path = _index(fleet)
+
+        def read_and_close() -> None:
+            for _ in range(3):
+                conn = sqlite3.connect(path)
+                conn.execute("SELECT count(*) FROM t").fetchone()
+                conn.close()
+
+        keep = sqlite3.connect(path)  # holds the WAL open, as a serving kb does
+        keep.execute("SELECT count(*) FROM t").fetchone()
+        try:
+            _counted(watcher, lambda: None)  # the index's making, reported by now
+            assert _counted(watcher, read_and_close) == 0
+        finally:
+            keep.close()
+    finally:
+        watcher.stop()
+
+
+def test_a_commit_to_an_index_is_a_change(watched: tuple[Path, Watcher]) -> None:
+    import sqlite3
+
+    fleet, watcher = watched
+    try:
+        path = _index(fleet)
+        keep = sqlite3.connect(path)
+        keep.execute("SELECT count(*) FROM t").fetchone()
+        try:
+
+            def commit() -> None:
+                conn = sqlite3.connect(path)
+                conn.execute("INSERT INTO t VALUES (1)")
+                conn.commit()
+                conn.close()
+
+            assert _counted(watcher, commit) >= 1
+        finally:
+            keep.close()
+    finally:
+        watcher.stop()

@@ -147,7 +147,8 @@ class Watcher:
 
             def on_any_event(self, event: FileSystemEvent) -> None:
                 paths = (event.src_path, getattr(event, "dest_path", ""))
-                watcher._reported(event.is_directory, *paths)
+                closed = isinstance(event, FileClosedEvent)
+                watcher._reported(event.is_directory, *paths, closed=closed)
 
         # What changes a file or a folder, and nothing that only reads one (an open, a
         # close without a write): the daemon's own reads would otherwise be changes.
@@ -218,7 +219,7 @@ class Watcher:
         log.propagate = False
         self._loss_heard = heard
 
-    def _reported(self, is_dir: bool, *paths: str | bytes) -> None:
+    def _reported(self, is_dir: bool, *paths: str | bytes, closed: bool = False) -> None:
         cookie = fleet = False
         for raw in paths:
             path = os.fsdecode(raw)
@@ -226,21 +227,21 @@ class Watcher:
                 continue
             if path.startswith(self._cookie_prefix):
                 cookie = True
-            elif self._walked(path, is_dir):
+            elif self._walked(path, is_dir, closed):
                 fleet = True
         if fleet:  # before the cookie is reported: a request then sees the change
             self.generation += 1
         if cookie:
             self._seen.set()
 
-    def _walked(self, path: str, is_dir: bool) -> bool:
+    def _walked(self, path: str, is_dir: bool, closed: bool = False) -> bool:
         """Whether a change at `path` can change what a walk of the fleet reads
         (kb.pure.notes.walked); outside every watched folder, it counts."""
         for prefix in self._prefixes:
             if path.startswith(prefix):
-                return changes_a_walk(path[len(prefix) :].split(os.sep), is_dir)
+                return changes_a_walk(path[len(prefix) :].split(os.sep), is_dir, closed)
             if path == prefix[:-1]:
-                return changes_a_walk((), is_dir)
+                return changes_a_walk((), is_dir, closed)
         return True
 
     @property

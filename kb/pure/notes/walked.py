@@ -20,10 +20,17 @@ STATE_DIR = ".kb"
 INDEX_FILES = ("index.db", "index.db-wal")  # a base's index, whose stat is in its stamp
 
 
-def changes_a_walk(parts: Sequence[str], is_dir: bool) -> bool:
+def changes_a_walk(parts: Sequence[str], is_dir: bool, closed: bool = False) -> bool:
     """Whether a change at the path `parts` (its names below a watched folder; a folder when
     `is_dir`) can change what a walk reads. Names are compared case-folded, as a
-    case-insensitive disk would open them; anything unsure counts."""
+    case-insensitive disk would open them; anything unsure counts.
+
+    `closed`: the event says only that a file opened for writing was closed. SQLite opens a
+    base's index files for writing in every process that reads them, so each reader's close
+    (a warm copy's snapshot, a connection of a one-shot kb) was reported as a change, and a
+    resident kb walked the whole fleet after it (six walks in 310 `kb serve` calls at 10,000
+    notes; a walk is about a second at 100,000). Every write SQLite makes to them is
+    reported as a modification, a deletion or a move first, so their closes are not counted."""
     if not parts:
         # The watched folder itself: its changes are its entries' (each reported on its own,
         # and watchdog reports the folder modified beside each, a miss log's write too); its
@@ -35,7 +42,8 @@ def changes_a_walk(parts: Sequence[str], is_dir: bool) -> bool:
         # inside a folder the walk skips: only a base's index files, in its own `.kb/` (a
         # folder by such a name too: the stamp stats whatever is there)
         return (
-            len(folders) >= 1
+            not closed
+            and len(folders) >= 1
             and folders[-1] == STATE_DIR
             and not any(f.startswith(".") for f in folders[:-1])
             and name in INDEX_FILES
