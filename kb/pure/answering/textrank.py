@@ -148,6 +148,7 @@ def score_chunks(
     # Reading only the forms, one generator a word, took 188 us a question at 10,000
     # notes; this takes 118 (600 questions, the same scores to the bit).
     owners: dict[str, list[int]] = {}
+    roots = [stem(t) for t in asked]  # for counted chunks: a word is a form by its stem
     if variants is not None:
         for k, t in enumerate(asked):
             for w in variants.get(t, frozenset()) | {t}:
@@ -159,7 +160,7 @@ def score_chunks(
             owners = {}
             for k, t in enumerate(asked):
                 for w in {*head, *body, t}:
-                    if w == t or stem(w) == stem(t):
+                    if w == t or stem(w) == roots[k]:
                         owners.setdefault(w, []).append(k)
         tf = [0.0] * len(asked)
         if len(head) + len(body) < len(owners):

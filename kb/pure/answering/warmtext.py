@@ -42,7 +42,7 @@ FTS_IDF_FLOOR = 1e-6
 # When a base's ranking reads its words' postings best term weight first and stops once no
 # unread chunk can reach the limit (`WarmText.top_stopping_early`), and when it scores every
 # posting (in C-built dicts for the first word): one word past EARLY_STOP_ONE_WORD postings,
-# several past EARLY_STOP_WORDS. With one word the bound is that word's next weight and
+# several past EARLY_STOP_SEVERAL_WORDS. With one word the bound is that word's next weight and
 # falls as fast as the scores; with several it sums each word's next weight and falls
 # slower, so only long postings repay it. Measured per ranking (15 kept), early against
 # every posting, at 10,000 generated notes (6,600 rankings of 600 questions) and 100,000
@@ -53,7 +53,7 @@ FTS_IDF_FLOOR = 1e-6
 #   two or three words, 2,000-8,000: 0.08-0.11 vs 0.54-0.61 ms; 1.2-2.6 vs 1.0-1.2 ms
 #   two to four words, 8,000 or more: (none); 0.37-1.15 vs 3.1-4.5 ms
 EARLY_STOP_ONE_WORD = 256
-EARLY_STOP_WORDS = 8_000
+EARLY_STOP_SEVERAL_WORDS = 8_000
 # Postings read from one word between two looks at the bound: each look sums every word's.
 EARLY_STOP_BATCH = 16
 # A score is a sum of rounded products, its bound another sum of them: the bound is raised
@@ -246,7 +246,7 @@ class WarmText:
             return kept, []
         weighted = self._weighted(kept)
         postings = sum(self.at[i + 1] - self.at[i] for i, _ in weighted)
-        if postings > (EARLY_STOP_ONE_WORD if len(weighted) == 1 else EARLY_STOP_WORDS):
+        if postings > (EARLY_STOP_ONE_WORD if len(weighted) == 1 else EARLY_STOP_SEVERAL_WORDS):
             best = self.top_stopping_early(kept, limit, include_private)
         else:
             best = self.top_of_every_score(kept, limit, include_private)
