@@ -496,7 +496,7 @@ class Daemon:
         }
 
     def serve(self) -> int:
-        from kb.io.answering.memory import set_resident
+        from kb.io.answering.memory import set_freeze_warm, set_resident
         from kb.io.files.atomic import check_writes
 
         lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -519,6 +519,7 @@ class Daemon:
         signal.signal(signal.SIGTERM, lambda *_: setattr(self, "stopping", True))
         self.watcher.start()
         set_resident(self.warm.provide)
+        set_freeze_warm(True)
         check_writes(self.warm.before_write)
         last = time.monotonic()
         listener.settimeout(min(1.0, self.idle_s))
@@ -533,6 +534,7 @@ class Daemon:
                         last = time.monotonic()
         finally:
             set_resident(None)
+            set_freeze_warm(False)
             check_writes(None)
             with contextlib.suppress(OSError):
                 if os.stat(self.sock_path).st_ino == os.fstat(listener.fileno()).st_ino:

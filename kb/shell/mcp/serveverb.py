@@ -15,12 +15,20 @@ def serve(inp: ServeInput) -> Outcome:
         return Outcome(stderr=needs_line("serve", "mcp") + "\n", code=MISSING_EXTRA_EXIT)
     # The server writes its own streams as it goes; the Outcome only carries the exit code.
     paths = list(inp.paths) or ["."]
-    if inp.http:
-        from kb.shell.mcp.mcp_http import serve_http
-
-        return Outcome(code=serve_http(paths, inp.top, inp.all, inp.port))
-    if inp.port != DEFAULT_PORT:
+    if not inp.http and inp.port != DEFAULT_PORT:
         return Outcome(stderr="kb serve: --port only applies with --http\n", code=2)
-    from kb.shell.mcp.mcp_server import serve as run_server
+    from kb.io.answering.memory import set_freeze_warm
 
-    return Outcome(code=run_server(paths, inp.top, inp.all))
+    # A server holds the fleet warm until it stops: its warm reads leave the collector
+    # (kb.io.answering.memory.set_freeze_warm), as the resident kb's do.
+    set_freeze_warm(True)
+    try:
+        if inp.http:
+            from kb.shell.mcp.mcp_http import serve_http
+
+            return Outcome(code=serve_http(paths, inp.top, inp.all, inp.port))
+        from kb.shell.mcp.mcp_server import serve as run_server
+
+        return Outcome(code=run_server(paths, inp.top, inp.all))
+    finally:
+        set_freeze_warm(False)

@@ -1,0 +1,82 @@
+"""A process that holds fleets warm for good takes each finished warm read out of the cyclic
+collector (kb.io.answering.memory.set_freeze_warm); a library caller's collector is left
+alone. Freezing is only safe because a warm Memory let go is freed by reference counts
+alone: a cycle through it would never be collected once frozen."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import kb.io.answering.memory as memory_module
+from kb.io.answering.memory import Memory, set_freeze_warm
+from kb.io.notes.indexer import index_bases
+from kb.shell.cli.inputs import ServeInput
+from kb.shell.mcp import serveverb
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Iterator[Path]:
+    base = tmp_path / "fleet" / "ada"
+    (base / "knowledge").mkdir(parents=True)
+    (base / "knowledge" / "floor.md").write_text("# Floor\n\nfloor plans of the hall\n")
+    (base / "knowledge" / "roof.md").write_text("# Roof\n\nroof tiles and gutters\n")
+    index_bases([str(tmp_path / "fleet")], True)
+    yield tmp_path / "fleet"
+    set_freeze_warm(False)
+    gc.unfreeze()
+
+
+def test_a_finished_warm_read_leaves_the_collector_when_asked(fleet: Path) -> None:
+    set_freeze_warm(True)
+    before = gc.get_freeze_count()
+    with Memory.open(fleet) as m:
+        assert m.warm() == 1
+        held = m._stores[0].warm
+        assert held is not None
+        assert gc.get_freeze_count() > before
+        assert not any(o is held for o in gc.get_objects())  # no collection scans it
+
+
+def test_a_library_callers_collector_is_left_alone(fleet: Path) -> None:
+    before = gc.get_freeze_count()
+    with Memory.open(fleet) as m:
+        assert m.warm() == 1
+        assert m.ask("floor plans").found
+    assert gc.get_freeze_count() == before
+
+
+def test_a_warm_memory_let_go_is_freed_without_the_collector(fleet: Path) -> None:
+    set_freeze_warm(True)
+    gc.disable()
+    try:
+        m = Memory.open(fleet)
+        m.warm()
+        assert m.ask("floor plans").found
+        held = m._stores[0].warm
+        assert held is not None
+        copy = weakref.ref(held)
+        m.close()
+        del m, held
+        assert copy() is None  # freed by its reference count: a frozen cycle would leak it
+    finally:
+        gc.enable()
+
+
+def test_kb_serve_freezes_while_it_serves_and_stops_after(
+    fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[bool] = []
+
+    def server(paths: list[str], top: int, include_private: bool) -> int:
+        seen.append(memory_module._freeze_warm)
+        return 0
+
+    monkeypatch.setattr("kb.shell.mcp.mcp_server.serve", server)
+    outcome = serveverb.serve(ServeInput(paths=(str(fleet),)))
+    assert (outcome.code, seen) == (0, [True])
+    assert memory_module._freeze_warm is False
