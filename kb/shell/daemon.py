@@ -496,7 +496,8 @@ class Daemon:
         }
 
     def serve(self) -> int:
-        from kb.io.answering.memory import set_freeze_warm, set_resident
+        from kb.io.answering.collector import set_freeze_warm
+        from kb.io.answering.memory import set_resident
         from kb.io.files.atomic import check_writes
 
         lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)

@@ -1,7 +1,7 @@
-"""A process that holds fleets warm for good takes each finished warm read out of the cyclic
-collector (kb.io.answering.memory.set_freeze_warm); a library caller's collector is left
-alone. Freezing is only safe because a warm Memory let go is freed by reference counts
-alone: a cycle through it would never be collected once frozen."""
+"""A process that holds fleets warm for good reads with the cyclic collector paused and takes
+what it read out of the collector after (kb.io.answering.collector); a library
+caller's collector is left alone. Freezing is only safe because a warm Memory let go is
+freed by reference counts alone: a cycle through it would never be collected once frozen."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import kb.io.answering.memory as memory_module
-from kb.io.answering.memory import Memory, set_freeze_warm
+from kb.io.answering import collector
+from kb.io.answering.collector import set_freeze_warm
+from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.shell.cli.inputs import ServeInput
 from kb.shell.mcp import serveverb
@@ -29,6 +30,7 @@ def fleet(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path / "fleet"
     set_freeze_warm(False)
     gc.unfreeze()
+    gc.enable()  # whatever a failing test left
 
 
 def test_a_finished_warm_read_leaves_the_collector_when_asked(fleet: Path) -> None:
@@ -42,11 +44,54 @@ def test_a_finished_warm_read_leaves_the_collector_when_asked(fleet: Path) -> No
         assert not any(o is held for o in gc.get_objects())  # no collection scans it
 
 
-def test_a_library_callers_collector_is_left_alone(fleet: Path) -> None:
+def _collector_while_reading(m: Memory, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether the collector ran, each time a base's index was read into memory."""
+    seen: list[bool] = []
+    copy = m._stores[0].warm_copy
+    read = copy.read
+
+    def reading() -> object:
+        seen.append(gc.isenabled())
+        return read()
+
+    monkeypatch.setattr(copy, "read", reading)
+    return seen
+
+
+def test_the_collector_is_paused_while_reading_and_runs_again_after(
+    fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    set_freeze_warm(True)
+    assert gc.isenabled()
+    with Memory.open(fleet) as m:
+        seen = _collector_while_reading(m, monkeypatch)
+        assert m.warm() == 1
+        assert seen == [False]
+        assert gc.isenabled()
+
+
+def test_a_collector_the_host_turned_off_stays_off(
+    fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    set_freeze_warm(True)
+    gc.disable()
+    try:
+        with Memory.open(fleet) as m:
+            assert m.warm() == 1
+            assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_library_callers_collector_is_left_alone(
+    fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = gc.get_freeze_count()
     with Memory.open(fleet) as m:
+        seen = _collector_while_reading(m, monkeypatch)
         assert m.warm() == 1
         assert m.ask("floor plans").found
+        assert seen == [True]
     assert gc.get_freeze_count() == before
 
 
@@ -73,10 +118,10 @@ def test_kb_serve_freezes_while_it_serves_and_stops_after(
     seen: list[bool] = []
 
     def server(paths: list[str], top: int, include_private: bool) -> int:
-        seen.append(memory_module._freeze_warm)
+        seen.append(collector._on)
         return 0
 
     monkeypatch.setattr("kb.shell.mcp.mcp_server.serve", server)
     outcome = serveverb.serve(ServeInput(paths=(str(fleet),)))
     assert (outcome.code, seen) == (0, [True])
-    assert memory_module._freeze_warm is False
+    assert collector._on is False

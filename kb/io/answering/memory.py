@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from kb.pure.roles.remember import Remembered
 
 from kb.io import clock
-from kb.io.answering import textsearch
+from kb.io.answering import collector, textsearch
 from kb.io.answering.opened import Answer as Answer
 from kb.io.answering.opened import OpenBase as OpenBase
 from kb.io.answering.opened import OpenError as OpenError
@@ -113,22 +113,6 @@ _resident: ResidentProvider | None = None
 def set_resident(provider: ResidentProvider | None) -> None:
     global _resident
     _resident = provider
-
-
-# A process that holds fleets warm for good (`kb serve`, the resident kb) takes what a warm
-# read built out of the cyclic collector once the read is done (`gc.freeze`): millions of
-# arrays, dicts and strings that live as long as the fleet is held, and are freed by their
-# reference counts when it is let go (a released warm Memory leaves no cycle: measured, the
-# collector finds nothing after it). Otherwise the first full collection after a warm read
-# scans them all while a question waits: 1.35 s in one `kb_route` call at 100,000 notes,
-# 0.14 s at 10,000. Off for a library caller: the collector is the host process's.
-_freeze_warm = False
-
-
-def set_freeze_warm(on: bool) -> None:
-    """Whether a finished warm read is taken out of the cyclic collector (`gc.freeze`)."""
-    global _freeze_warm
-    _freeze_warm = on
 
 
 _T = TypeVar("_T")
@@ -367,9 +351,8 @@ class Memory:
         (`kb.pure.answering.warmtext`: the same rankings, no SQL per question) and the keyword
         index, for a caller that asks many questions of one Memory (a server, an agent
         framework, the resident kb). At 10,000 notes: about 5 s and 230 MB (benchmarks/README.md).
-        With `wait=False` a thread of its own reads it while SQLite answers, the same answers.
-        A base another process re-indexes is read again. Returns how many bases are held (0
-        if not waiting); one that cannot be (an older index) answers from SQLite."""
+        With `wait=False` a thread reads it while SQLite answers, the same answers; a base
+        re-indexed is read again. Returns the bases held (0 if not waiting)."""
         with self._lock:
             self._warm = True
             self._queue_warm(range(len(self._stores)), wait)
@@ -423,6 +406,7 @@ class Memory:
             self._warm_worker = worker
             worker.start()
 
+    @collector.paused_while_reading
     def _warm_all(self) -> None:
         """Read every pending store into memory, each through a connection of its own and
         outside the lock (questions go on meanwhile), then install it under the lock, where
@@ -452,10 +436,6 @@ class Memory:
                 self.keywords.prepare_all()
                 self._suggester = SuggestIndex(self.keywords.key_norms())
                 self._keywords_warm = True
-        if _freeze_warm and not self._released:
-            import gc
-
-            gc.freeze()  # all the warm read built, before a full collection has to scan it
 
     def _warm_in_background(self) -> None:
         """The warming thread: `_warm_all`, then it is gone (a later stale base starts

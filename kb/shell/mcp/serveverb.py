@@ -17,10 +17,10 @@ def serve(inp: ServeInput) -> Outcome:
     paths = list(inp.paths) or ["."]
     if not inp.http and inp.port != DEFAULT_PORT:
         return Outcome(stderr="kb serve: --port only applies with --http\n", code=2)
-    from kb.io.answering.memory import set_freeze_warm
+    from kb.io.answering.collector import set_freeze_warm
 
     # A server holds the fleet warm until it stops: its warm reads leave the collector
-    # (kb.io.answering.memory.set_freeze_warm), as the resident kb's do.
+    # (kb.io.answering.collector), as the resident kb's do.
     set_freeze_warm(True)
     try:
         if inp.http:
