@@ -4,12 +4,13 @@
 read each fleet into memory with the collector paused, then take what the read built out of
 it (`gc.freeze`) before it runs again. A warm read builds millions of arrays, dicts and
 strings that live as long as the fleet is held. Measured at 100,000 notes: reading the
-largest base and the keyword index took 34 s, 10 s of it in 12 full collections whose pauses
-(up to 1 s each) held up every question asked meanwhile; paused, 19 s, and no pause over
-0.1 s. Left to it afterwards, the first full collection scanned it all during a request:
-1.35 s in one `kb_route` call. Frozen objects are still freed by their reference counts, and
-neither a warm read, a released warm Memory nor a question leaves a cycle (the collector
-finds nothing after them), so nothing frozen leaks (decision 0037).
+largest base and the keyword index took 19.5 s, 5.3 s of it in 12 full collections whose
+pauses (up to 1 s each) held up every question asked meanwhile; paused, 14.3 s, with 0.1 s
+of pauses in all. Left to it afterwards, the first full collection scanned it all during a
+request: 1.35 s in one `kb_route` call (benchmarks/warmgc.py, benchmarks/README.md). Frozen
+objects are still freed by their reference counts, and neither a warm read, a released warm
+Memory nor a question leaves a cycle (the collector finds nothing after them), so nothing
+frozen leaks (decision 0037).
 """
 
 from __future__ import annotations
