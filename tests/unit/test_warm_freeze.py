@@ -14,6 +14,7 @@ import pytest
 
 from kb.io.answering import collector
 from kb.io.answering.collector import set_freeze_warm
+from kb.io.answering.live import LiveMemory
 from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.shell.cli.inputs import ServeInput
@@ -110,6 +111,28 @@ def test_a_warm_memory_let_go_is_freed_without_the_collector(fleet: Path) -> Non
         assert copy() is None  # freed by its reference count: a frozen cycle would leak it
     finally:
         gc.enable()
+
+
+def test_a_servers_reopen_after_a_change_runs_with_the_collector_paused(
+    fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    set_freeze_warm(True)
+    seen: list[bool] = []
+    real_open = Memory.open.__func__  # type: ignore[attr-defined]
+
+    def opening(cls: type[Memory], /, *args: object, **kwargs: object) -> Memory:
+        seen.append(gc.isenabled())
+        return real_open(cls, *args, **kwargs)  # type: ignore[no-any-return]
+
+    with Memory.open(fleet) as m:
+        live = LiveMemory(m)
+        monkeypatch.setattr(Memory, "open", classmethod(opening))
+        note = fleet / "ada" / "knowledge" / "floor.md"
+        note.write_text(note.read_text() + "floor tiles too\n")
+        live.refresh()
+        assert (live.reopened, seen) == (1, [False])
+        assert gc.isenabled()
+        live.close()
 
 
 def test_kb_serve_freezes_while_it_serves_and_stops_after(

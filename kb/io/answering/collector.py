@@ -1,16 +1,21 @@
-"""Python's cyclic collector around warm reads, in a process that holds fleets for good.
+"""Python's cyclic collector around warm reads and re-opens, in a process that holds fleets
+for good.
 
 `kb serve` and the resident kb (and nothing else: the collector belongs to the host process)
-read each fleet into memory with the collector paused, then take what the read built out of
-it (`gc.freeze`) before it runs again. A warm read builds millions of arrays, dicts and
-strings that live as long as the fleet is held. Measured at 100,000 notes: reading the
-largest base and the keyword index took 19.5 s, 5.3 s of it in 12 full collections whose
-pauses (up to 1 s each) held up every question asked meanwhile; paused, 14.3 s, with 0.1 s
-of pauses in all. Left to it afterwards, the first full collection scanned it all during a
-request: 1.35 s in one `kb_route` call (benchmarks/warmgc.py, benchmarks/README.md). Frozen
-objects are still freed by their reference counts, and neither a warm read, a released warm
-Memory nor a question leaves a cycle (the collector finds nothing after them), so nothing
-frozen leaks (decision 0037).
+read each fleet into memory, and open it again after a change, with the collector paused,
+then take what was built out of it (`gc.freeze`) before it runs again. A warm read builds
+millions of arrays, dicts and strings that live as long as the fleet is held.
+
+Measured at 100,000 notes (benchmarks/warmgc.py, benchmarks/README.md): reading the largest
+base and the keyword index took 19.5 s, 5.3 s of it in 12 full collections whose pauses (up
+to 1 s each) held up every question asked meanwhile; paused, 14.3 s, with 0.1 s of pauses in
+all. Left to it afterwards, the first full collection scanned it all during a request: 1.35 s
+in one `kb_route` call. A re-open after a change (a walk and an open, a value for every file)
+took 2.15 s, 0.7 s of it in 3-5 full collections; paused, 1.45 s.
+
+Frozen objects are still freed by their reference counts, and neither a warm read, a
+released warm Memory nor a question leaves a cycle (the collector finds nothing after them),
+so nothing frozen leaks (decision 0037).
 """
 
 from __future__ import annotations
@@ -39,9 +44,9 @@ def set_freeze_warm(on: bool) -> None:
 
 
 def paused_while_reading(read: Callable[[_S], None]) -> Callable[[_S], None]:
-    """`read` (a Memory's warm read) with the collector paused when switched on; the last
-    read running freezes what was built, then lets the collector run again, unless the host
-    had turned it off."""
+    """`read` (a Memory's warm read, a LiveMemory's re-open) with the collector paused when
+    switched on; the last one running freezes what was built, then lets the collector run
+    again, unless the host had turned it off."""
 
     @functools.wraps(read)
     def reading(memory: _S) -> None:
