@@ -31,14 +31,14 @@ if TYPE_CHECKING:
 _S = TypeVar("_S")
 
 _on = False
-_paused = 0  # warm reads under way with the collector paused, across threads and Memories
+_paused = 0  # reads under way with the collector paused, across threads and Memories
 _paused_lock = _thread.allocate_lock()
 _resume = False  # whether the collector ran before the first of them paused it
 
 
 def set_freeze_warm(on: bool) -> None:
-    """Whether warm reads pause the cyclic collector and leave it what they built when done:
-    for a process that holds its fleets until it stops."""
+    """Whether warm reads and re-opens pause the cyclic collector and take what they built
+    out of it when done: for a process that holds its fleets until it stops."""
     global _on
     _on = on
 
@@ -49,17 +49,17 @@ def paused_while_reading(read: Callable[[_S], None]) -> Callable[[_S], None]:
     again, unless the host had turned it off."""
 
     @functools.wraps(read)
-    def reading(memory: _S) -> None:
+    def reading(holder: _S) -> None:
         global _paused, _resume
         if not _on:
-            return read(memory)
+            return read(holder)
         with _paused_lock:
             if _paused == 0:
                 _resume = gc.isenabled()
                 gc.disable()
             _paused += 1
         try:
-            read(memory)
+            read(holder)
         finally:
             with _paused_lock:
                 _paused -= 1

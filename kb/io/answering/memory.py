@@ -352,7 +352,7 @@ class Memory:
         index, for a caller that asks many questions of one Memory (a server, an agent
         framework, the resident kb). At 10,000 notes: about 5 s and 230 MB (benchmarks/README.md).
         With `wait=False` a thread reads it while SQLite answers, the same answers; a base
-        re-indexed is read again. Returns the bases held (0 if not waiting)."""
+        re-indexed is read again. Returns the bases held (0 unless waiting; not an old index)."""
         with self._lock:
             self._warm = True
             self._queue_warm(range(len(self._stores)), wait)
