@@ -135,6 +135,21 @@ def test_a_servers_reopen_after_a_change_runs_with_the_collector_paused(
         live.close()
 
 
+def test_a_walk_that_finds_no_change_freezes_nothing(fleet: Path) -> None:
+    set_freeze_warm(True)
+    with Memory.open(fleet) as m:
+        live = LiveMemory(m)
+        gc.unfreeze()
+        live.refresh()  # nothing changed: the walk built only garbage
+        assert (live.reopened, gc.get_freeze_count()) == (0, 0)
+        note = fleet / "ada" / "knowledge" / "roof.md"
+        note.write_text(note.read_text() + "roof slates\n")
+        live.refresh()  # a fresh open is held from now on
+        assert live.reopened == 1
+        assert gc.get_freeze_count() > 0
+        live.close()
+
+
 def test_kb_serve_freezes_while_it_serves_and_stops_after(
     fleet: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -34,6 +34,9 @@ _on = False
 _paused = 0  # reads under way with the collector paused, across threads and Memories
 _paused_lock = _thread.allocate_lock()
 _resume = False  # whether the collector ran before the first of them paused it
+_built = False  # whether one of them built something to hold (a walk that found no change
+# built only garbage its reference counts free: freezing then would only take whatever else
+# is alive, another library's objects among them, out of the collector for nothing)
 
 
 def set_freeze_warm(on: bool) -> None:
@@ -43,28 +46,34 @@ def set_freeze_warm(on: bool) -> None:
     _on = on
 
 
-def paused_while_reading(read: Callable[[_S], None]) -> Callable[[_S], None]:
+def paused_while_reading(read: Callable[[_S], bool | None]) -> Callable[[_S], None]:
     """`read` (a Memory's warm read, a LiveMemory's re-open) with the collector paused when
-    switched on; the last one running freezes what was built, then lets the collector run
-    again, unless the host had turned it off."""
+    switched on. It returns False when it built nothing to hold. The last read running
+    freezes what was built, if any read built something, then lets the collector run again,
+    unless the host had turned it off."""
 
     @functools.wraps(read)
     def reading(holder: _S) -> None:
-        global _paused, _resume
+        global _paused, _resume, _built
         if not _on:
-            return read(holder)
+            read(holder)
+            return
         with _paused_lock:
             if _paused == 0:
                 _resume = gc.isenabled()
                 gc.disable()
             _paused += 1
+        built = True
         try:
-            read(holder)
+            built = read(holder) is not False
         finally:
             with _paused_lock:
                 _paused -= 1
+                _built = _built or built
                 if _paused == 0:
-                    gc.freeze()  # before the collector runs: it never scans what was read
+                    if _built:
+                        gc.freeze()  # before the collector runs: it never scans what was read
+                    _built = False
                     if _resume:
                         gc.enable()
 
