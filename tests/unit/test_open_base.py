@@ -24,3 +24,26 @@ def test_each_header_gives_the_headers_in_walk_order_and_keeps_none(
             assert [h.rel for h in streamed] == [h.rel for h in b.scan.lights]
             assert streamed == list(b.headers)  # the same values the cached path decodes
             assert list(b.each_header()) == streamed  # and from the cache, once decoded
+
+
+@pytest.mark.parametrize("include_private", [False, True])
+def test_entries_at_finds_what_every_entry_holds_for_the_files_asked_and_nothing_else(
+    example_fleet: Path, include_private: bool
+) -> None:
+    """`kb misses` looks up only its reading lists' entries: for any files asked, the same
+    entries the whole fleet's decode gives, and none for a file that is no entry, is out of
+    scope (private without --all), or does not exist."""
+    with Memory.open([str(example_fleet / "fleet")], all=include_private) as memory:
+        every = {(e.base, e.rel): e for e in memory.entries}
+        files = [(b.snapshot.name, h.rel) for b in memory.bases for h in b.scan.lights]
+        asked = [*files, ("ada", "knowledge/no-such-note.md"), ("nobody", "MAP.md")]
+        if not include_private:  # the private layer's, out of scope here
+            asked += [("ada", "records/quillfeather-contract.md"), ("person", "core.md")]
+        found = opened.entries_at(memory.bases, asked)
+        assert found == every
+        assert len(every) < len(files)  # a MAP, a record: files that are no entry
+        for i in range(0, len(files), 3):  # and any part of them, a few files at a time
+            part = files[i : i + 3]
+            assert opened.entries_at(memory.bases, part) == {
+                k: every[k] for k in part if k in every
+            }

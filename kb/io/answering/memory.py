@@ -31,6 +31,7 @@ from kb.io.answering.opened import OpenBase as OpenBase
 from kb.io.answering.opened import OpenError as OpenError
 from kb.io.answering.opened import RecallLoss as RecallLoss
 from kb.io.answering.opened import Scope as Scope
+from kb.io.answering.opened import entry_of
 from kb.io.notes.walk import (
     WalkError,
     discover,
@@ -49,10 +50,8 @@ from kb.pure.answering.calibration import Calibration, fleet_calibration, known_
 from kb.pure.answering.election import choose_agent_by_keyword
 from kb.pure.answering.entries import (
     Entry,
-    Parsed,
     Prepared,
     TokenSets,
-    make_entry,
     prepared_from,
     token_sets,
 )
@@ -206,8 +205,7 @@ class Memory:
         for b in self.bases:
             for h in b.headers:
                 if h.bucket == "entry":
-                    parsed = Parsed("entry", h.title, h.keys, h.purpose, derived=h.derived)
-                    out.append((make_entry(b.snapshot.name, h.rel, parsed), h))
+                    out.append((entry_of(b.snapshot.name, h), h))
         return out
 
     @functools.cached_property
@@ -555,8 +553,7 @@ class Memory:
         for i, rels in missing.items():
             b = self.bases[i]
             for rel, h in self._stores[i].headers.full(b.snapshot, b.scan, rels, b.light).items():
-                parsed = Parsed("entry", h.title, h.keys, h.purpose, derived=h.derived)
-                entry = make_entry(b.snapshot.name, rel, parsed)
+                entry = entry_of(b.snapshot.name, h)
                 sets = token_sets_of(h)
                 if sets is None:
                     sets = token_sets(entry.stem, entry.title, entry.keywords, entry.summary)

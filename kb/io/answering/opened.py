@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from attrs import frozen
 
 from kb.io.notes.walk import BaseSnapshot
 from kb.io.store import FileHeader, HeaderScan, LightHeader, Store
 from kb.pure.answering.election import AgentChoice
+from kb.pure.answering.entries import Entry, Parsed, make_entry
 from kb.pure.answering.fusion import Found
 from kb.pure.answering.keyword import KeywordHit
 from kb.pure.answering.verdict import Confidence
@@ -90,3 +91,32 @@ class OpenBase:
             rels = [h.rel for h in lights[i : i + HEADERS_AT_ONCE]]
             full = self._store.headers.full(self.snapshot, self.scan, rels, self.light)
             yield from (full[rel] for rel in rels)
+
+    def entries_of(self, rels: Iterable[str]) -> dict[str, Entry]:
+        """The keyword entries among these files, by path, decoding only their headers: a
+        file that is no entry, or not in scope, is absent."""
+        full = self._store.headers.full(self.snapshot, self.scan, list(rels), self.light)
+        name = self.snapshot.name
+        return {rel: entry_of(name, h) for rel, h in full.items() if h.bucket == "entry"}
+
+
+def entry_of(base: str, h: FileHeader) -> Entry:
+    """The keyword entry an entry's header makes."""
+    return make_entry(base, h.rel, Parsed("entry", h.title, h.keys, h.purpose, derived=h.derived))
+
+
+def entries_at(
+    bases: Sequence[OpenBase], files: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], Entry]:
+    """The keyword entries of these (base, path) files, decoding only their headers: what a
+    reading list's titles and keys need (`kb misses` decoded all 88,904 at 100,000 notes,
+    2.8 s and 350 MB, to look up a few hundred)."""
+    wanted: dict[str, set[str]] = {}
+    for base, rel in files:
+        wanted.setdefault(base, set()).add(rel)
+    out: dict[tuple[str, str], Entry] = {}
+    for b in bases:
+        rels = wanted.get(b.snapshot.name)
+        if rels:
+            out.update(((e.base, e.rel), e) for e in b.entries_of(sorted(rels)).values())
+    return out

@@ -20,7 +20,7 @@ Rules of this module:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from attrs import frozen
@@ -70,18 +70,21 @@ class MissesReport:
 
 
 def view_of(
-    miss: Miss, found: Sequence[Found], entries: Sequence[Entry], hit_today: bool
+    miss: Miss,
+    found: Sequence[Found],
+    entries: Mapping[tuple[str, str], Entry],
+    hit_today: bool,
 ) -> MissView:
     """Split the reading list for a logged question into near misses and, when today's
-    verdict is a hit, the file that answers it (the first)."""
-    by_file = {(e.base, e.rel): e for e in entries}
+    verdict is a hit, the file that answers it (the first). `entries`: the keyword entries
+    by (base, path), of the listed files at least."""
     near: list[NearMiss] = []
     cleared: list[str] = []
     for i, f in enumerate(found):
         if hit_today and i == 0:
             cleared.append(f"{f.base}/{f.path}")
             continue
-        entry = by_file.get((f.base, f.path))
+        entry = entries.get((f.base, f.path))
         near.append(
             NearMiss(
                 base=f.base,

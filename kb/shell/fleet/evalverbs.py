@@ -17,6 +17,7 @@ from pathlib import Path
 from returns.result import Failure
 
 from kb.io.answering.memory import DEFAULT_TOP, Answer, Memory, OpenError
+from kb.io.answering.opened import entries_at
 from kb.io.logs import misslog
 from kb.io.notes.walk import fleet_manifest
 from kb.pure.answering.election import ascii_lower, choose_agent_fused
@@ -389,10 +390,11 @@ def misses(inp: MissesInput) -> Outcome:
                 stderr=warning + f"kb: could not read {path}: {e.strerror or e}\n", code=1
             )
         n = memory.entry_count()
+        answers = [memory.ask(m.question, inp.top) for m in logged]
+        listed = entries_at(memory.bases, ((f.base, f.path) for a in answers for f in a.found))
         views = tuple(
-            nearmiss.view_of(m, answer.found, memory.entries, answer.confidence.verdict == "hit")
-            for m in logged
-            for answer in [memory.ask(m.question, inp.top)]
+            nearmiss.view_of(m, a.found, listed, a.confidence.verdict == "hit")
+            for m, a in zip(logged, answers, strict=True)
         )
         report = nearmiss.MissesReport(
             log=str(path),
