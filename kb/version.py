@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-
 __version__ = "0.1.0"
 
 # What pip knows this project by, and where a user finds its docs: `kb` on the public index
@@ -17,7 +15,8 @@ DOCS_WHERE = "docs/README.md in kb's source checkout; `kb help <verb>` for one v
 def build_sha() -> str:
     """The sha a release build wrote into kb/_build.py from KB_BUILD_SHA, else `unknown`."""
     try:
-        module = importlib.import_module("kb._build")
+        # __import__, not importlib: every `kb` process asks this (kb.shell.cli.client)
+        module = __import__("kb._build", fromlist=["BUILD_SHA"])
     except ImportError:
         return "unknown"
     return str(getattr(module, "BUILD_SHA", "unknown"))
