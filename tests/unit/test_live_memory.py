@@ -78,7 +78,7 @@ def test_a_failed_reopen_keeps_the_last_good_memory(
         def broken(*_a: object, **_k: object) -> Memory:
             raise OpenError("a base is half-way through a checkout")
 
-        monkeypatch.setattr(Memory, "open", broken)  # the class kb.io.answering.live opens
+        monkeypatch.setattr(Memory, "open_walked", broken)  # what kb.io.answering.live opens with
         assert live.current() is kept and live.reopened == 0
         monkeypatch.undo()
         assert "knowledge/wombat.md" in _rels(live.current()) and live.reopened == 1
@@ -184,5 +184,32 @@ def test_a_base_linked_in_from_elsewhere_hands_over_to_the_walk(tmp_path: Path) 
             time.sleep(0.05)
         else:
             raise AssertionError("the linked base's new note never came in")
+    finally:
+        live.close()
+
+
+def test_a_reopen_walks_each_base_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk that finds a change is the one the fleet is opened from: a second walk was
+    half of a re-open's time at 100,000 notes."""
+    from kb.io.notes import walk
+
+    fleet = _copy(EXAMPLE_FLEET, tmp_path / "fleet")
+    live = LiveMemory(Memory.open([str(fleet)]), clock=Clock())
+    try:
+        bases = len(live.current().bases)
+        walked: list[str] = []
+        real = walk.discover
+
+        def counted(given: str, include_private: bool) -> walk.BaseSnapshot:
+            walked.append(given)
+            return real(given, include_private)
+
+        monkeypatch.setattr(walk, "discover", counted)
+        live.refresh()  # nothing changed: one walk, no open
+        assert (len(walked), live.reopened) == (bases, 0)
+        _note(fleet, "wombat")
+        live.refresh()
+        assert (len(walked), live.reopened) == (2 * bases, 1)
+        assert "knowledge/wombat.md" in _rels(live.current())
     finally:
         live.close()

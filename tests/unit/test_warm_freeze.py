@@ -118,7 +118,7 @@ def test_a_servers_reopen_after_a_change_runs_with_the_collector_paused(
 ) -> None:
     set_freeze_warm(True)
     seen: list[bool] = []
-    real_open = Memory.open.__func__  # type: ignore[attr-defined]
+    real_open = Memory.open_walked.__func__  # type: ignore[attr-defined]
 
     def opening(cls: type[Memory], /, *args: object, **kwargs: object) -> Memory:
         seen.append(gc.isenabled())
@@ -126,7 +126,7 @@ def test_a_servers_reopen_after_a_change_runs_with_the_collector_paused(
 
     with Memory.open(fleet) as m:
         live = LiveMemory(m)
-        monkeypatch.setattr(Memory, "open", classmethod(opening))
+        monkeypatch.setattr(Memory, "open_walked", classmethod(opening))
         note = fleet / "ada" / "knowledge" / "floor.md"
         note.write_text(note.read_text() + "floor tiles too\n")
         live.refresh()

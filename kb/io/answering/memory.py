@@ -13,7 +13,7 @@ import _thread  # the C lock: `threading` costs a hot verb about 1 ms to import
 import functools
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING
 
 from attrs import evolve
 
@@ -32,12 +32,8 @@ from kb.io.answering.opened import OpenError as OpenError
 from kb.io.answering.opened import RecallLoss as RecallLoss
 from kb.io.answering.opened import Scope as Scope
 from kb.io.answering.opened import entry_of
-from kb.io.notes.walk import (
-    WalkError,
-    discover,
-    enclosing_root,
-    expand_roots,
-)
+from kb.io.answering.serialised import serialised
+from kb.io.notes.walk import BaseSnapshot, WalkError, enclosing_root, walk_roots
 from kb.io.store import (
     FileHeader,
     Store,
@@ -112,24 +108,6 @@ _resident: ResidentProvider | None = None
 def set_resident(provider: ResidentProvider | None) -> None:
     global _resident
     _resident = provider
-
-
-_T = TypeVar("_T")
-_P = ParamSpec("_P")
-
-
-def serialised(
-    method: Callable[Concatenate[Memory, _P], _T],
-) -> Callable[Concatenate[Memory, _P], _T]:
-    """One call at a time per Memory: its index connections, caches and decoded headers
-    are shared by every thread that holds it (decision 0033 has the measurement)."""
-
-    def locked(self: Memory, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        with self._lock:
-            return method(self, *args, **kwargs)
-
-    functools.update_wrapper(locked, method)
-    return locked
 
 
 class Memory:
@@ -284,22 +262,35 @@ class Memory:
             held = _resident(tuple(opened), all)
             if held is not None:
                 return held
+        try:
+            walked = walk_roots(opened, all)
+        except WalkError as e:
+            raise OpenError(str(e)) from e
+        memory = cls.open_walked(opened, walked, all, extra_aliases)
+        if warm:
+            memory.warm(wait=False)
+        return memory
+
+    @classmethod
+    def open_walked(
+        cls,
+        opened: Sequence[str],
+        walked: Sequence[BaseSnapshot | WalkError],
+        all: bool = False,
+        extra_aliases: Sequence[tuple[str, str]] = (),
+    ) -> Memory:
+        """Open the bases `walk_roots(opened, all)` gave: a server that has just walked the
+        fleet to see whether it changed opens it without walking it again."""
         bases: list[OpenBase] = []
         stores: list[Store] = []
-        skipped: list[str] = []
+        # Degrade, do not fail: a base that cannot be walked is skipped with one warning
+        # naming it, and an index that cannot be opened is replaced by one in memory (the
+        # notes' headers, no text), so the rest of the fleet answers.
+        skipped = [str(w) for w in walked if isinstance(w, WalkError)]
         rebuilt = False
-        roots = expand_roots(opened)
         try:
-            for given in roots:
-                # Degrade, do not fail: a base that cannot be walked is skipped with one
-                # warning naming it, and an index that cannot be opened is replaced by one in
-                # memory (the notes' headers, no text), so the rest of the fleet answers.
-                try:
-                    snap = discover(given, include_private=all)
-                except WalkError as e:
-                    if len(roots) == 1:
-                        raise
-                    skipped.append(str(e))
+            for snap in walked:
+                if isinstance(snap, WalkError):
                     continue
                 try:
                     store = Store.open(snap.root, read_only_fallback=True)
@@ -320,8 +311,6 @@ class Memory:
         scope = Scope.ALL if all else Scope.PUBLIC
         memory = cls(opened, scope, bases, stores, rebuilt, extra_aliases)
         memory.skipped = skipped
-        if warm:
-            memory.warm(wait=False)
         return memory
 
     def close(self) -> None:

@@ -209,6 +209,21 @@ def expand_roots(paths: list[str]) -> list[str]:
     return out
 
 
+def walk_roots(paths: list[str], include_private: bool) -> list[BaseSnapshot | WalkError]:
+    """Each base the paths hold (`expand_roots`), walked, or the error that kept it from
+    being walked; raises that WalkError when the paths hold one base only."""
+    roots = expand_roots(paths)
+    out: list[BaseSnapshot | WalkError] = []
+    for given in roots:
+        try:
+            out.append(discover(given, include_private))
+        except WalkError as e:
+            if len(roots) == 1:
+                raise
+            out.append(e)
+    return out
+
+
 # Why a file cannot be read under the name it has: a `rel` travels on one line everywhere
 # (terminal rows, the boot briefing, TAB-separated logs), so a name that would split or
 # garble that line, or that no UTF-8 text can hold, is shown escaped and refused.
