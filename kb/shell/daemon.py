@@ -33,7 +33,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -377,7 +377,10 @@ class Warm:
                 else:  # read after the cookie came back: every change before it is counted
                     generation = self.watcher.generation
                     if seen != generation:
-                        cost = _refresh(live)
+                        changed = self.watcher.changed_since(seen)
+                        spent = _refresh(live, changed)
+                        # only a walk of every base says what a stat pass costs
+                        cost = spent if changed is None else cost
                 self._open[key] = (live, generation, cost)
                 self._open.move_to_end(key)
             return self._open[key][0].memory
@@ -459,9 +462,9 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _refresh(live: LiveMemory) -> float:
+def _refresh(live: LiveMemory, changed: Collection[str] | None = None) -> float:
     started = time.monotonic()
-    live.refresh()
+    live.refresh(changed)
     return time.monotonic() - started
 
 

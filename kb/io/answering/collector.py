@@ -23,12 +23,13 @@ from __future__ import annotations
 import _thread
 import functools
 import gc
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 _S = TypeVar("_S")
+_P = ParamSpec("_P")
 
 _on = False
 _paused = 0  # reads under way with the collector paused, across threads and Memories
@@ -46,17 +47,19 @@ def set_freeze_warm(on: bool) -> None:
     _on = on
 
 
-def paused_while_reading(read: Callable[[_S], bool | None]) -> Callable[[_S], None]:
+def paused_while_reading(
+    read: Callable[Concatenate[_S, _P], bool | None],
+) -> Callable[Concatenate[_S, _P], None]:
     """`read` (a Memory's warm read, a LiveMemory's re-open) with the collector paused when
     switched on. It returns False when it built nothing to hold. The last read running
     freezes what was built, if any read built something, then lets the collector run again,
     unless the host had turned it off."""
 
     @functools.wraps(read)
-    def reading(holder: _S) -> None:
+    def reading(holder: _S, /, *args: _P.args, **kwargs: _P.kwargs) -> None:
         global _paused, _resume, _built
         if not _on:
-            read(holder)
+            read(holder, *args, **kwargs)
             return
         with _paused_lock:
             if _paused == 0:
@@ -65,7 +68,7 @@ def paused_while_reading(read: Callable[[_S], bool | None]) -> Callable[[_S], No
             _paused += 1
         built = True
         try:
-            built = read(holder) is not False
+            built = read(holder, *args, **kwargs) is not False
         finally:
             with _paused_lock:
                 _paused -= 1

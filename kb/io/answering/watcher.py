@@ -43,6 +43,9 @@ WATCHER_HOW = (
     "watchdog (inotify on Linux), a cookie per request; a fleet whose stat pass"
     f" costs under {STAT_CHEAPER_S * 1000:.1f} ms is checked by stat, which is cheaper"
 )
+# The paths of this many changes are kept for `changed_since`: a burst past it (a checkout,
+# a `kb index` of every base) makes a reader that far behind walk the whole fleet again.
+CHANGED_PATHS_KEPT = 4096
 # How long a new watcher has to report its first cookie before it is not trusted.
 FIRST_COOKIE_S = 15.0
 # The first watchdog that reports a lost event: from 7.1 its inotify reader logs the
@@ -86,6 +89,10 @@ class Watcher:
         self.why = "the watcher has not started yet"
         self.how = ""
         self.generation = 0  # bumped on every change reported under the fleet
+        # (generation, path) of each change counted, and the generation up to which some
+        # may be missing (`changed_since`)
+        self._changed: list[tuple[int, str]] = []
+        self._known_after = 0
         self._paths = paths
         self._prefixes = tuple(os.path.normpath(p).rstrip(os.sep) + os.sep for p in paths)
         self._cookie_dir = cookie_dir
@@ -211,6 +218,7 @@ class Watcher:
             def emit(self, record: logging.LogRecord) -> None:
                 if "overflow" in record.getMessage().lower():
                     watcher.overflows += 1
+                    watcher._lost(watcher.generation + 1)  # which paths changed: unknown
                     watcher.generation += 1
 
         heard = LossHeard(logging.WARNING)
@@ -220,7 +228,8 @@ class Watcher:
         self._loss_heard = heard
 
     def _reported(self, is_dir: bool, *paths: str | bytes, closed: bool = False) -> None:
-        cookie = fleet = False
+        cookie = False
+        counted: list[str] = []
         for raw in paths:
             path = os.fsdecode(raw)
             if not path:
@@ -228,11 +237,32 @@ class Watcher:
             if path.startswith(self._cookie_prefix):
                 cookie = True
             elif self._walked(path, is_dir, closed):
-                fleet = True
-        if fleet:  # before the cookie is reported: a request then sees the change
-            self.generation += 1
+                counted.append(path)
+        if counted:  # before the cookie is reported: a request then sees the change
+            generation = self.generation + 1
+            # the paths first: a reader that sees the new generation finds them
+            self._changed.extend((generation, path) for path in counted)
+            if len(self._changed) > CHANGED_PATHS_KEPT:
+                cut = len(self._changed) // 2
+                self._lost(self._changed[cut - 1][0])
+                del self._changed[:cut]
+            self.generation = generation
         if cookie:
             self._seen.set()
+
+    def _lost(self, generation: int) -> None:
+        """The paths of the changes counted up to `generation` are no longer all known."""
+        self._known_after = max(self._known_after, generation)
+
+    def changed_since(self, generation: int) -> list[str] | None:
+        """The paths of the changes counted after `generation` (a few more, counted while
+        this runs, may be among them), or None when they are not all known: the kernel
+        dropped events, or more changes came than are kept. A reader re-walks only the
+        bases they lie in (kb.io.answering.live)."""
+        changed = list(self._changed)  # first: `_known_after` is raised before a trim
+        if generation < self._known_after:
+            return None
+        return [path for counted, path in changed if counted > generation]
 
     def _walked(self, path: str, is_dir: bool, closed: bool = False) -> bool:
         """Whether a change at `path` can change what a walk of the fleet reads
