@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from kb.pure.roles.remember import Remembered
 
 from kb.io import clock
-from kb.io.answering import collector, textsearch
+from kb.io.answering import collector, keywordwarm, textsearch
+from kb.io.answering.keywordwarm import prepared_of
 from kb.io.answering.opened import Answer as Answer
 from kb.io.answering.opened import OpenBase as OpenBase
 from kb.io.answering.opened import OpenError as OpenError
@@ -39,7 +40,6 @@ from kb.io.store import (
     Store,
     StoreError,
     db_path,
-    token_sets_of,
 )
 from kb.pure.answering.aliases import expand, expand_query, expansion_sources
 from kb.pure.answering.calibration import Calibration, fleet_calibration, known_share, language_of
@@ -47,9 +47,6 @@ from kb.pure.answering.election import choose_agent_by_keyword
 from kb.pure.answering.entries import (
     Entry,
     Prepared,
-    TokenSets,
-    prepared_from,
-    token_sets,
 )
 from kb.pure.answering.fusion import Found, TextHit, fuse
 from kb.pure.answering.keyword import (
@@ -223,11 +220,7 @@ class Memory:
         """The keyword index over every entry, built in memory on first use: for callers
         that rank many questions or need every key (eval, the suggestion index), and for
         every question when the persisted postings are behind."""
-        sets: list[TokenSets] = [
-            token_sets_of(h) or token_sets(e.stem, e.title, e.keywords, e.summary)
-            for e, h in self._keyed
-        ]
-        return KeywordIndex(self.entries, sets)
+        return keywordwarm.index_of(self._keyed)
 
     # -- opening -----------------------------------------------------------------------
 
@@ -431,12 +424,21 @@ class Memory:
                     tries[i] = tries.get(i, 0) + 1
                     if tries[i] < WARM_TRIES:
                         self._warm_pending.append(i)
+        # Last, the keyword index, every entry prepared: decoded under the lock a slice at a
+        # time, built outside it (kb.io.answering.keywordwarm), installed under it.
         with self._lock:
-            if not self._released and not self._keywords_warm:
-                # built now, every entry prepared for scoring, not on a question
-                self.keywords.prepare_all()
-                self._suggester = SuggestIndex(self.keywords.key_norms())
-                self._keywords_warm = True
+            if self._released or self._keywords_warm:
+                return
+            keyed = self.__dict__.get("_keyed")
+        keyed = keyed or keywordwarm.keyed_in_slices(self.bases, self._lock, lambda: self._released)
+        index, suggester = keywordwarm.built(keyed) if keyed is not None else (None, None)
+        with self._lock:
+            if index is not None and not self._released and not self._keywords_warm:
+                self.__dict__.setdefault("_keyed", keyed)
+                if self.__dict__.setdefault("keywords", index) is not index:  # built meanwhile
+                    index, suggester = self.keywords, SuggestIndex(self.keywords.key_norms())
+                    index.prepare_all()
+                self._suggester, self._keywords_warm = suggester, True
 
     def _warm_in_background(self) -> None:
         """The warming thread: `_warm_all`, then it is gone (a later stale base starts
@@ -556,11 +558,7 @@ class Memory:
         for i, rels in missing.items():
             b = self.bases[i]
             for rel, h in self._stores[i].headers.full(b.snapshot, b.scan, rels, b.light).items():
-                entry = entry_of(b.snapshot.name, h)
-                sets = token_sets_of(h)
-                if sets is None:
-                    sets = token_sets(entry.stem, entry.title, entry.keywords, entry.summary)
-                self._prepared[(i, rel)] = prepared_from(entry, sets)
+                self._prepared[(i, rel)] = prepared_of(b.snapshot.name, h)
         return sorted((order, self._prepared[key]) for key, order in chosen.items())
 
     @serialised
