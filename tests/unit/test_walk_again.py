@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -191,5 +192,37 @@ def test_a_reopen_after_one_change_keeps_what_the_unchanged_bases_prepared(
         answers = [fresh.ask(q) for q in QUESTIONS]
         with Memory.open([str(root)]) as afresh:
             assert answers == [afresh.ask(q) for q in QUESTIONS]
+    finally:
+        live.close()
+
+
+def test_a_reopened_fleet_is_warmed_once_the_disk_was_quiet_as_long_as_a_warm_read_takes(
+    root: Path,
+) -> None:
+    """Each change re-read text and the whole keyword index at once (13 s of a core at
+    100,000 notes), so a burst of changes ran one read per change on top of each other."""
+    from kb.io.answering.live import LiveMemory
+
+    memory = Memory.open([str(root)])
+    memory.warm(wait=True)
+    assert memory.warm_seconds > 0
+    memory.warm_seconds = 0.6  # as if a warm read took this long
+    live = LiveMemory(memory)
+    try:
+        note = root / "fleet/bruno/knowledge/temperos-e-ervas.md"
+        _append(note, "\nOne change.\n")
+        live.refresh([os.path.realpath(note)])
+        first = live.current()
+        assert first is not memory and not first.is_warming()
+        _append(note, "\nAnother, within the wait.\n")
+        live.refresh([os.path.realpath(note)])
+        second = live.current()
+        assert second is not first and not second.is_warming()
+        assert second.warm_seconds == 0.6  # carried: the wait follows the measured cost
+        deadline = time.monotonic() + 10
+        while not second.is_warm and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert second.is_warm
+        assert not first.is_warming()  # its warm was called off by the second change
     finally:
         live.close()

@@ -112,6 +112,8 @@ class LiveMemory:
         self._events_seen = 0
         self._cookie_dir: str | None = None
         self._reopening = threading.Lock()
+        self._warm_timer: threading.Timer | None = None  # a re-opened fleet's warm, waiting
+        self._keep_warm = False
         if watch:
             self._events = self._watcher_for(memory)
             if self._events is None:
@@ -234,7 +236,11 @@ class LiveMemory:
             self.memory = fresh
             before = set(old.warnings())
             fresh.resident = old.resident
-            fresh.adopt_warm(old)  # each unchanged base stays held; the rest is read again
+            fresh.adopt_warm(old)  # each unchanged base stays held; the rest is read later
+            # once warm, kept warm: the open before may still be waiting for its warm read
+            self._keep_warm = self._keep_warm or old.is_warming()
+            if self._keep_warm:
+                self._warm_when_quiet(fresh)
             old.release()
             self._stamp = stamp_of(fresh)
             self.reopened += 1
@@ -246,7 +252,28 @@ class LiveMemory:
         except (WalkError, OpenError, OSError):
             return False  # half-way through a change: keep answering from the last good open
 
+    def _warm_when_quiet(self, fresh: Memory) -> None:
+        """Warm a re-opened fleet once the disk has been quiet for as long as its last warm
+        read took: a change re-reads its bases' text and the whole keyword index (about
+        13 s of a core at 100,000 notes, 8-9 s of it the keyword index), so each change of
+        a burst (an agent writing notes, a checkout) started one, and they ran on top of
+        each other. Until then the fleet answers as it is held: the unchanged bases' text
+        in memory, the rest from SQLite, the keyword side from the persisted postings with
+        the unchanged bases' entries prepared. A re-open within the wait cancels it."""
+        if self._warm_timer is not None:
+            self._warm_timer.cancel()
+
+        def warm_if_current() -> None:
+            if self.memory is fresh and not self._stop.is_set():
+                fresh.warm(wait=False)
+
+        self._warm_timer = threading.Timer(fresh.warm_seconds, warm_if_current)
+        self._warm_timer.daemon = True
+        self._warm_timer.start()
+
     def close(self) -> None:
+        if self._warm_timer is not None:
+            self._warm_timer.cancel()
         if self._events is not None:
             self._events.stop()
             self._events = None

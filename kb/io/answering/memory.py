@@ -12,6 +12,7 @@ from __future__ import annotations
 import _thread  # the C lock: `threading` costs a hot verb about 1 ms to import
 import functools
 import os
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -35,19 +36,11 @@ from kb.io.answering.opened import Scope as Scope
 from kb.io.answering.opened import entry_of
 from kb.io.answering.serialised import serialised
 from kb.io.notes.walk import BaseSnapshot, WalkError, enclosing_root, walk_roots
-from kb.io.store import (
-    FileHeader,
-    Store,
-    StoreError,
-    db_path,
-)
+from kb.io.store import FileHeader, Store, StoreError, db_path
 from kb.pure.answering.aliases import expand, expand_query, expansion_sources
 from kb.pure.answering.calibration import Calibration, fleet_calibration, known_share, language_of
 from kb.pure.answering.election import choose_agent_by_keyword
-from kb.pure.answering.entries import (
-    Entry,
-    Prepared,
-)
+from kb.pure.answering.entries import Entry, Prepared
 from kb.pure.answering.fusion import Found, TextHit, fuse
 from kb.pure.answering.keyword import (
     W_KEYWORD,
@@ -167,6 +160,8 @@ class Memory:
         self._warm_pending: list[int] = []  # stores waiting for the warming thread
         self._warm_worker: Thread | None = None  # the thread, while it runs
         self._released = False
+        # the last warm read's seconds: a re-opened fleet waits as long (kb.io.answering.live)
+        self.warm_seconds = 0.0
 
     @functools.cached_property
     def entries(self) -> tuple[Entry, ...]:
@@ -345,6 +340,10 @@ class Memory:
         self._warm_all()
         return sum(1 for store in self._stores if store.warm is not None)
 
+    def is_warming(self) -> bool:
+        """Whether `warm` was asked of this Memory (held or on its way)."""
+        return self._warm
+
     def base_count(self) -> int:
         return len(self._stores)
 
@@ -361,14 +360,15 @@ class Memory:
 
     def adopt_warm(self, older: Memory) -> None:
         """Take over what `older` (an earlier open of the same fleet) holds in memory for
-        every base whose index is unchanged, and warm the rest: a resident kb re-opens a
-        fleet after every change on disk, and re-reading every base's index each time
-        would cost seconds for one edited note.
+        every base whose index is unchanged (the caller warms the rest, `warm`): a resident
+        kb re-opens a fleet after every change on disk, and re-reading every base's index
+        each time would cost seconds for one edited note.
 
         A base taken over unchanged (its stat pass too: kb.io.answering.live.walk_again)
         keeps its prepared keyword entries: until the keyword index is read again, a
         question decodes only the other bases' candidates (at 100,000 notes, one question's
         6,586 candidates took 1.0 s to decode after each change)."""
+        self.warm_seconds = older.warm_seconds
         same = {id(b.scan): i for i, b in enumerate(older.bases)}
         ready = older._keywords_warm  # its keyword index holds every entry prepared
         with self._lock:
@@ -385,7 +385,6 @@ class Memory:
                 found = held.get(store.path)
                 if found is not None:
                     store.warm_copy.install(found)  # if the index is still the one read
-        self.warm(wait=False)
 
     def _queue_warm(self, which: Iterable[int], wait: bool) -> None:
         """Under the lock: put these stores (less the ones held and current) on the warming
@@ -407,6 +406,7 @@ class Memory:
         the store checks that its index is still the one read (a write in between sends it
         round again, at most `WARM_TRIES` times). Last, the keyword index."""
         tries: dict[int, int] = {}
+        started = time.monotonic()
         while True:
             with self._lock:
                 if self._released or not self._warm_pending:
@@ -439,6 +439,7 @@ class Memory:
                     index, suggester = self.keywords, SuggestIndex(self.keywords.key_norms())
                     index.prepare_all()
                 self._suggester, self._keywords_warm = suggester, True
+                self.warm_seconds = time.monotonic() - started
 
     def _warm_in_background(self) -> None:
         """The warming thread: `_warm_all`, then it is gone (a later stale base starts
@@ -450,10 +451,11 @@ class Memory:
                 self._warm_worker = None
 
     def _rewarm(self) -> None:
-        """Before a question of a warm Memory: any base whose index changed since it was
-        read answers from SQLite and is read again in the background."""
+        """Before a question: any base whose index changed since its copy was read answers
+        from SQLite, and a warm Memory reads it again in the background (a re-opened one
+        holds copies before it is warmed: kb.io.answering.live)."""
         stale = [i for i, store in enumerate(self._stores) if not store.warm_copy.confirm()]
-        if stale:
+        if stale and self._warm:
             self._queue_warm(stale, wait=False)
 
     # -- facts about the open fleet ------------------------------------------------------
@@ -586,7 +588,7 @@ class Memory:
     ) -> tuple[list[TextHit], list[str], TextStats, dict[tuple[str, str], float]]:
         """The text ranking over every open base (kb.io.answering.textsearch.ranked_text), each
         base's index asked for its best `BASE_CANDIDATES` chunks, or more when `limit` asks."""
-        if self._warm and terms and limit > 0:
+        if terms and limit > 0:
             self._rewarm()
         per_base = max(BASE_CANDIDATES, limit // TEXT_OVERSAMPLE)
         return textsearch.ranked_text(
