@@ -51,3 +51,32 @@ def test_a_request_that_did_not_answer_first_writes_freely(tmp_path: Path) -> No
     warm = _warm_with_a_stale_answer(tmp_path)
     warm.begin(speculate=False)
     warm.before_write()  # nothing pending: no cookie is waited for, nothing raised
+
+
+def test_a_fleet_opened_knows_what_its_stat_pass_costs(
+    example_fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The open's own walk is timed, so the fleet's first reuse chooses between the cookie
+    and a stat pass without walking every base first (2 s at 100,000 notes); the fleet is
+    walked once for it, not twice."""
+    from kb.io.notes import walk
+
+    root = example_fleet.resolve()
+    warm = Warm(str(root), Watcher([str(root)], root / ".kb" / "daemon"))
+    walked: list[str] = []
+    real = walk.discover
+
+    def counted(given: str, include_private: bool) -> walk.BaseSnapshot:
+        walked.append(given)
+        return real(given, include_private)
+
+    monkeypatch.setattr(walk, "discover", counted)
+    monkeypatch.chdir(root)
+    try:
+        memory = warm.provide((str(root),), False)
+        assert memory is not None and memory.resident
+        ((_live, _generation, cost),) = warm._open.values()
+        assert cost > 0 and len(walked) == len(memory.bases)
+        assert memory.is_warming()  # held in memory in the background
+    finally:
+        warm.close()
