@@ -243,3 +243,19 @@ def test_a_warm_index_layers_every_common_word_before_any_question() -> None:
     index.prepare_all()
     assert index._postings["lantern"][0] == LAYERED_MIN
     assert index._postings["vigil"] == [LAYERED_MIN + 1]
+
+
+def test_prepare_all_stops_when_told() -> None:
+    """A Memory let go mid-read stops preparing (seconds of a core at 100,000 notes)."""
+    from kb.pure.answering.entries import Entry
+    from kb.pure.answering.keyword import STOP_CHECK_EVERY, KeywordIndex
+
+    entries = [
+        Entry(base="a", rel=f"n{i}.md", stem=f"n{i}", title="t", keywords=("k",), summary="")
+        for i in range(STOP_CHECK_EVERY + 10)
+    ]
+    index = KeywordIndex.of(entries)
+    index.prepare_all(lambda: True)
+    assert index._prepared == {}
+    index.prepare_all(lambda: False)
+    assert len(index._prepared) == len(entries)

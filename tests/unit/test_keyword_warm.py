@@ -5,6 +5,7 @@ question waited 12-13 s for the build, which held the Memory's lock throughout."
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,10 +24,10 @@ def test_a_question_is_answered_while_the_keyword_index_is_built(
     building, release = threading.Event(), threading.Event()
     real = keywordwarm.built
 
-    def slow(keyed: keywordwarm.Keyed) -> object:
+    def slow(keyed: keywordwarm.Keyed, stopped: Callable[[], bool]) -> object:
         building.set()
         assert release.wait(30)
-        return real(keyed)
+        return real(keyed, stopped)
 
     monkeypatch.setattr(keywordwarm, "built", slow)
     with Memory.open([str(example_fleet / "fleet")]) as memory:
@@ -55,10 +56,52 @@ def test_a_memory_let_go_during_the_build_installs_nothing(
     memory = Memory.open([str(example_fleet / "fleet")])
     real = keywordwarm.built
 
-    def let_go_meanwhile(keyed: keywordwarm.Keyed) -> object:
+    def let_go_meanwhile(keyed: keywordwarm.Keyed, stopped: Callable[[], bool]) -> object:
         memory.release()
-        return real(keyed)
+        return real(keyed, lambda: False)  # built whole: the install must still refuse it
 
     monkeypatch.setattr(keywordwarm, "built", let_go_meanwhile)
     memory.warm(wait=True)
     assert "keywords" not in memory.__dict__ and not memory.is_warm
+
+
+def test_a_fleet_reopened_mid_read_waits_at_least_as_long_as_that_read_had_run(
+    example_fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change during a warm read lets that read go (it stops, and installs nothing), and
+    the re-opened fleet waits at least as long as the read had run before reading again:
+    with 0 s it read at once after every change of a burst."""
+    import os
+    import time
+
+    from kb.io.answering.live import LiveMemory
+
+    building, release = threading.Event(), threading.Event()
+    real = keywordwarm.built
+
+    def slow(keyed: keywordwarm.Keyed, stopped: Callable[[], bool]) -> object:
+        building.set()
+        assert release.wait(30)
+        return real(keyed, stopped)
+
+    monkeypatch.setattr(keywordwarm, "built", slow)
+    root = example_fleet / "fleet"
+    memory = Memory.open([str(root)])
+    memory.warm(wait=False)
+    live = LiveMemory(memory)
+    try:
+        assert building.wait(30)
+        time.sleep(0.3)
+        note = root / "ada" / "knowledge" / "backups.md"
+        note.write_text(note.read_text() + "\nOne more line.\n")
+        live.refresh([os.path.realpath(note)])
+        fresh = live.current()
+        assert fresh is not memory and fresh.warm_seconds >= 0.3
+        release.set()
+        worker = memory._warm_worker
+        if worker is not None:
+            worker.join(30)
+        assert not memory.is_warm and "keywords" not in memory.__dict__
+    finally:
+        release.set()
+        live.close()

@@ -61,8 +61,13 @@ def keyed_in_slices(
     return out
 
 
-def built(keyed: Keyed) -> tuple[KeywordIndex, SuggestIndex]:
-    """The index over `keyed` with every entry prepared, and its suggestion index."""
+def built(
+    keyed: Keyed, stopped: Callable[[], bool]
+) -> tuple[KeywordIndex, SuggestIndex] | tuple[None, None]:
+    """The index over `keyed` with every entry prepared, and its suggestion index; nothing
+    when `stopped` says the Memory was let go meanwhile (a re-open replaced it)."""
     index = index_of(keyed)
-    index.prepare_all()
+    index.prepare_all(stopped)
+    if stopped():
+        return None, None
     return index, SuggestIndex(index.key_norms())

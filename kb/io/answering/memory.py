@@ -161,7 +161,7 @@ class Memory:
         self._warm_worker: Thread | None = None  # the thread, while it runs
         self._released = False
         # the last warm read's seconds: a re-opened fleet waits as long (kb.io.answering.live)
-        self.warm_seconds = 0.0
+        self.warm_seconds = self._warm_started = 0.0
 
     @functools.cached_property
     def entries(self) -> tuple[Entry, ...]:
@@ -360,15 +360,14 @@ class Memory:
 
     def adopt_warm(self, older: Memory) -> None:
         """Take over what `older` (an earlier open of the same fleet) holds in memory for
-        every base whose index is unchanged (the caller warms the rest, `warm`): a resident
-        kb re-opens a fleet after every change on disk, and re-reading every base's index
-        each time would cost seconds for one edited note.
-
-        A base taken over unchanged (its stat pass too: kb.io.answering.live.walk_again)
-        keeps its prepared keyword entries: until the keyword index is read again, a
-        question decodes only the other bases' candidates (at 100,000 notes, one question's
-        6,586 candidates took 1.0 s to decode after each change)."""
-        self.warm_seconds = older.warm_seconds
+        every base whose index is unchanged (the caller warms the rest): a resident kb
+        re-opens a fleet after every change, and re-reading every base costs seconds. A base
+        taken over with its stat pass (kb.io.answering.live.walk_again) keeps its prepared
+        keyword entries: a question then decodes only the other bases' candidates (at
+        100,000 notes, one question's 6,586 took 1.0 s to decode after each change)."""
+        running = older._warm_worker is not None  # let go mid-read: as long as it ran so far
+        elapsed = time.monotonic() - older._warm_started if running else 0.0
+        self.warm_seconds = max(older.warm_seconds, elapsed)
         same = {id(b.scan): i for i, b in enumerate(older.bases)}
         ready = older._keywords_warm  # its keyword index holds every entry prepared
         with self._lock:
@@ -401,12 +400,11 @@ class Memory:
 
     @collector.paused_while_reading
     def _warm_all(self) -> None:
-        """Read every pending store into memory, each through a connection of its own and
-        outside the lock (questions go on meanwhile), then install it under the lock, where
-        the store checks that its index is still the one read (a write in between sends it
-        round again, at most `WARM_TRIES` times). Last, the keyword index."""
+        """Read every pending store into memory through a connection of its own, outside the
+        lock, then install it under the lock if its index is still the one read (else read
+        again, at most `WARM_TRIES` times). Last, the keyword index."""
         tries: dict[int, int] = {}
-        started = time.monotonic()
+        self._warm_started = started = time.monotonic()
         while True:
             with self._lock:
                 if self._released or not self._warm_pending:
@@ -430,8 +428,9 @@ class Memory:
             if self._released or self._keywords_warm:
                 return
             keyed = self.__dict__.get("_keyed")
-        keyed = keyed or keywordwarm.keyed_in_slices(self.bases, self._lock, lambda: self._released)
-        index, suggester = keywordwarm.built(keyed) if keyed is not None else (None, None)
+        stopped = lambda: self._released  # noqa: E731
+        keyed = keyed or keywordwarm.keyed_in_slices(self.bases, self._lock, stopped)
+        index, suggester = keywordwarm.built(keyed, stopped) if keyed is not None else (None, None)
         with self._lock:
             if index is not None and not self._released and not self._keywords_warm:
                 self.__dict__.setdefault("_keyed", keyed)

@@ -136,6 +136,10 @@ def postings_words(keys: Sequence[str], sets: TokenSets) -> PostingWords:
     )
 
 
+# How many entries (or words) `prepare_all` prepares between two looks at `stopped`.
+STOP_CHECK_EVERY = 1024
+
+
 class KeywordIndex:
     """Entries, document frequencies and two postings lists, built once per open.
 
@@ -193,14 +197,18 @@ class KeywordIndex:
             found = self._prepared[i] = prepared_from(self._entries[i], self._sets[i])
         return found
 
-    def prepare_all(self) -> None:
+    def prepare_all(self, stopped: Callable[[], bool] | None = None) -> None:
         """Every entry prepared now, and every common word's postings layered (a Memory held
         warm for many questions: about 0.3 s and 0.2 s at 10,000 notes, 4.4 s and 4.7 s at
         100,000, which would otherwise fall on the first questions to reach each: a first
         question of a word held by 4,400 entries paid 5-10 ms for its layers)."""
         for i in range(self.total):
+            if stopped is not None and i % STOP_CHECK_EVERY == 0 and stopped():
+                return  # the caller let it go: seconds of a core at 100,000 notes
             self.prepared_at(i)
-        for word in list(self._postings):
+        for n, word in enumerate(list(self._postings)):
+            if stopped is not None and n % STOP_CHECK_EVERY == 0 and stopped():
+                return
             self._layers_of(word)
 
     def holds(self, term: str) -> bool:
