@@ -88,6 +88,11 @@ def main() -> None:
                 f"first reuse); the rest: median {statistics.median(rest) * 1000:.0f} ms, "
                 f"max {max(rest) * 1000:.0f} ms"
             )
+            status = subprocess.run(
+                [str(KB), "daemon", "status", "--json"], cwd=fleet, env=env, capture_output=True
+            )
+            watch = json.loads(status.stdout or b"{}").get("watch") or {}
+            print(f"changes seen by: {watch.get('mode')} {watch.get('why') or ''}".rstrip())
         finally:
             subprocess.run([str(KB), "daemon", "stop", str(fleet)], env=env)
 

@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager
 from itertools import islice
 from typing import Any
 
+from kb.io.answering import foreground
 from kb.io.answering.opened import HEADERS_AT_ONCE, OpenBase, entry_of
 from kb.io.store import FileHeader, token_sets_of
 from kb.pure.answering.entries import Entry, Prepared, prepared_from, token_sets
@@ -51,6 +52,7 @@ def keyed_in_slices(
     for b in bases:
         headers = b.each_header()
         while True:
+            foreground.wait_idle()
             with lock:
                 if stopped():
                     return None
@@ -66,8 +68,13 @@ def built(
 ) -> tuple[KeywordIndex, SuggestIndex] | tuple[None, None]:
     """The index over `keyed` with every entry prepared, and its suggestion index; nothing
     when `stopped` says the Memory was let go meanwhile (a re-open replaced it)."""
+
+    def waited_or_stopped() -> bool:
+        foreground.wait_idle()
+        return stopped()
+
     index = index_of(keyed)
-    index.prepare_all(stopped)
+    index.prepare_all(waited_or_stopped)
     if stopped():
         return None, None
     return index, SuggestIndex(index.key_norms())

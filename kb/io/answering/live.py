@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kb.io.answering import collector
+from kb.io.answering import collector, foreground
 from kb.io.answering.memory import Memory, OpenError, Scope
 from kb.io.notes.walk import BaseSnapshot, WalkError, discover, expand_roots, walk_roots
 from kb.pure.notes.walked import INDEX_FILES, STATE_DIR
@@ -226,13 +226,14 @@ class LiveMemory:
     def _reopen_once(self, changed: Collection[str] | None = None) -> bool:
         """Whether the fleet was opened again (what a server then holds)."""
         try:
-            walked = walk_again(self.memory, changed)
-            if _stamp_of_walk(walked) == self._stamp:
-                return False
-            # Opened from this walk, not a second one (half of a re-open's time at 100,000
-            # notes), and an unchanged base with the stat pass it had (walk_again).
-            old = self.memory
-            fresh = Memory.open_walked(old.opened, walked, self.include_private, (), old.bases)
+            with foreground.serving():  # a warming thread waits: see kb.io.answering.foreground
+                walked = walk_again(self.memory, changed)
+                if _stamp_of_walk(walked) == self._stamp:
+                    return False
+                # Opened from this walk, not a second one (half of a re-open's time at 100,000
+                # notes), and an unchanged base with the stat pass it had (walk_again).
+                old = self.memory
+                fresh = Memory.open_walked(old.opened, walked, self.include_private, (), old.bases)
             self.memory = fresh
             before = set(old.warnings())
             fresh.resident = old.resident

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from kb.pure.roles.remember import Remembered
 
 from kb.io import clock
-from kb.io.answering import collector, keywordwarm, textsearch
+from kb.io.answering import collector, foreground, keywordwarm, textsearch
 from kb.io.answering.keywordwarm import prepared_of
 from kb.io.answering.opened import Answer as Answer
 from kb.io.answering.opened import OpenBase as OpenBase
@@ -414,6 +414,7 @@ class Memory:
                 if not store.warm_copy.reads_apart:  # an index in memory has one connection
                     store.warm_copy.load()
                     continue
+            foreground.wait_idle()  # a request re-opening a fleet goes first
             read = store.warm_copy.read()
             with self._lock:
                 if self._released:
