@@ -40,6 +40,22 @@ def _copy(src: Path, dst: Path) -> Path:
 
 
 @pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The base roots walked (kb.io.notes.walk.discover) from here on, in order."""
+    from kb.io.notes import walk
+
+    walked: list[str] = []
+    real = walk.discover
+
+    def counted(given: str, include_private: bool) -> walk.BaseSnapshot:
+        walked.append(given)
+        return real(given, include_private)
+
+    monkeypatch.setattr(walk, "discover", counted)
+    return walked
+
+
+@pytest.fixture
 def demo_fleet(tmp_path: Path) -> Path:
     if not SHARED_DEMO.is_dir():
         pytest.skip("../shared/fixtures/ulpia-demo is not present in this checkout")

@@ -54,23 +54,14 @@ def test_a_request_that_did_not_answer_first_writes_freely(tmp_path: Path) -> No
 
 
 def test_a_fleet_opened_knows_what_its_stat_pass_costs(
-    example_fleet: Path, monkeypatch: pytest.MonkeyPatch
+    example_fleet: Path, monkeypatch: pytest.MonkeyPatch, walks: list[str]
 ) -> None:
     """The open's own walk is timed, so the fleet's first reuse chooses between the cookie
     and a stat pass without walking every base first (2 s at 100,000 notes); the fleet is
     walked once for it, not twice."""
-    from kb.io.notes import walk
-
     root = example_fleet.resolve()
     warm = Warm(str(root), Watcher([str(root)], root / ".kb" / "daemon"))
-    walked: list[str] = []
-    real = walk.discover
-
-    def counted(given: str, include_private: bool) -> walk.BaseSnapshot:
-        walked.append(given)
-        return real(given, include_private)
-
-    monkeypatch.setattr(walk, "discover", counted)
+    walked = walks
     monkeypatch.chdir(root)
     try:
         memory = warm.provide((str(root),), False)

@@ -16,11 +16,8 @@ from kb.io.answering.memory import Memory
 QUESTIONS = ("backup restore", "arroz feijao", "zorbly quaxing")
 
 
-def test_a_question_is_answered_while_the_keyword_index_is_built(
-    example_fleet: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with Memory.open([str(example_fleet / "fleet")]) as cold:
-        expected = [cold.ask(q) for q in QUESTIONS]
+def _held_build(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
+    """The keyword index build, held until the second event is set; the first says it began."""
     building, release = threading.Event(), threading.Event()
     real = keywordwarm.built
 
@@ -30,6 +27,15 @@ def test_a_question_is_answered_while_the_keyword_index_is_built(
         return real(keyed, stopped)
 
     monkeypatch.setattr(keywordwarm, "built", slow)
+    return building, release
+
+
+def test_a_question_is_answered_while_the_keyword_index_is_built(
+    example_fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Memory.open([str(example_fleet / "fleet")]) as cold:
+        expected = [cold.ask(q) for q in QUESTIONS]
+    building, release = _held_build(monkeypatch)
     with Memory.open([str(example_fleet / "fleet")]) as memory:
         memory.warm(wait=False)
         try:
@@ -76,15 +82,7 @@ def test_a_fleet_reopened_mid_read_waits_at_least_as_long_as_that_read_had_run(
 
     from kb.io.answering.live import LiveMemory
 
-    building, release = threading.Event(), threading.Event()
-    real = keywordwarm.built
-
-    def slow(keyed: keywordwarm.Keyed, stopped: Callable[[], bool]) -> object:
-        building.set()
-        assert release.wait(30)
-        return real(keyed, stopped)
-
-    monkeypatch.setattr(keywordwarm, "built", slow)
+    building, release = _held_build(monkeypatch)
     root = example_fleet / "fleet"
     memory = Memory.open([str(root)])
     memory.warm(wait=False)

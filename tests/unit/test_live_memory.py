@@ -188,23 +188,14 @@ def test_a_base_linked_in_from_elsewhere_hands_over_to_the_walk(tmp_path: Path) 
         live.close()
 
 
-def test_a_reopen_walks_each_base_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_reopen_walks_each_base_once(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """The walk that finds a change is the one the fleet is opened from: a second walk was
     half of a re-open's time at 100,000 notes."""
-    from kb.io.notes import walk
-
     fleet = _copy(EXAMPLE_FLEET, tmp_path / "fleet")
     live = LiveMemory(Memory.open([str(fleet)]), clock=Clock())
     try:
         bases = len(live.current().bases)
-        walked: list[str] = []
-        real = walk.discover
-
-        def counted(given: str, include_private: bool) -> walk.BaseSnapshot:
-            walked.append(given)
-            return real(given, include_private)
-
-        monkeypatch.setattr(walk, "discover", counted)
+        walked = request.getfixturevalue("walks")  # from here on
         live.refresh()  # nothing changed: one walk, no open
         assert (len(walked), live.reopened) == (bases, 0)
         _note(fleet, "wombat")

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from kb.io.answering import collector, foreground
 from kb.io.answering.memory import Memory, OpenError, Scope
-from kb.io.notes.walk import BaseSnapshot, WalkError, discover, expand_roots, walk_roots
+from kb.io.notes.walk import BaseSnapshot, WalkError, walk_roots
 from kb.pure.notes.walked import INDEX_FILES, STATE_DIR
 
 if TYPE_CHECKING:
@@ -317,20 +317,7 @@ def walk_again(memory: Memory, changed: Collection[str] | None) -> list[BaseSnap
         if not inside:
             return walk_roots(opened, private)
         dirty.update(inside)
-    roots = expand_roots(opened)
-    out: list[BaseSnapshot | WalkError] = []
-    for given in roots:
-        snapshot = kept.get(given)
-        if snapshot is not None and given not in dirty:
-            out.append(snapshot)
-            continue
-        try:
-            out.append(discover(given, private))
-        except WalkError as e:
-            if len(roots) == 1:
-                raise
-            out.append(e)
-    return out
+    return walk_roots(opened, private, {g: s for g, s in kept.items() if g not in dirty})
 
 
 def _alone(snapshot: BaseSnapshot) -> bool:

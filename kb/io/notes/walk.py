@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from attrs import field, frozen
@@ -209,12 +209,18 @@ def expand_roots(paths: list[str]) -> list[str]:
     return out
 
 
-def walk_roots(paths: list[str], include_private: bool) -> list[BaseSnapshot | WalkError]:
+def walk_roots(
+    paths: list[str], include_private: bool, kept: Mapping[str, BaseSnapshot] | None = None
+) -> list[BaseSnapshot | WalkError]:
     """Each base the paths hold (`expand_roots`), walked, or the error that kept it from
-    being walked; raises that WalkError when the paths hold one base only."""
+    being walked; raises that WalkError when the paths hold one base only. `kept`: bases
+    (by the root `expand_roots` gives) taken as they are instead of walked again."""
     roots = expand_roots(paths)
     out: list[BaseSnapshot | WalkError] = []
     for given in roots:
+        if kept and given in kept:
+            out.append(kept[given])
+            continue
         try:
             out.append(discover(given, include_private))
         except WalkError as e:
