@@ -8,7 +8,7 @@ it; inotify queues events in order, so every change made before the cookie was w
 been counted by then. watchdog's observer dispatches each event as the kernel queued it, on
 a thread of its own (decision 0036, "Later: watchdog").
 
-Where no watcher can be trusted (watchdog missing or older than 7.1, a network file system, a
+Where no watcher can be trusted (watchdog missing or older than 7.1.1, a network file system, a
 watch limit, a cookie not back in time) `mode` is "stat" and `why` says why: the daemon then
 checks each fleet by stat before each request. When the kernel drops events (inotify's queue
 overflowed), every held fleet gets a stat pass before its next answer (`overflows` counts it).
@@ -48,10 +48,12 @@ WATCHER_HOW = (
 CHANGED_PATHS_KEPT = 4096
 # How long a new watcher has to report its first cookie before it is not trusted.
 FIRST_COOKIE_S = 15.0
-# The first watchdog that reports a lost event: from 7.1 its inotify reader logs the
-# kernel's queue overflow (and watches every folder again); earlier ones skip the record, so
-# changes made while the queue was full could go unseen and the watcher is not trusted.
-WATCHDOG_REPORTS_LOSS = (7, 1)
+# The first watchdog that hands a lost event to its handlers: from 7.1.1 the kernel's queue
+# overflow reaches each watch as an EventsLostEvent, in order with the events around it,
+# once every folder is watched again. 7.1 only logged it (a log a host application may
+# silence); earlier ones skip the record, so changes made while the queue was full could go
+# unseen, and the watcher is not trusted.
+WATCHDOG_REPORTS_LOSS = (7, 1, 1)
 # Where file systems report no changes made on another machine, a watcher cannot be trusted.
 NETWORK_FS = frozenset(
     {"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs", "ceph", "glusterfs", "lustre"}
@@ -107,7 +109,6 @@ class Watcher:
         # How many times the kernel dropped events (inotify's queue overflowed): each bumps
         # `generation`, so every held fleet is checked by a stat pass before its next answer.
         self.overflows = 0
-        self._loss_heard: logging.Handler | None = None
 
     def start(self) -> None:
         if os.environ.get(WATCH_ENV) == "stat":
@@ -123,6 +124,7 @@ class Watcher:
                 DirDeletedEvent,
                 DirModifiedEvent,
                 DirMovedEvent,
+                EventsLostEvent,
                 FileClosedEvent,
                 FileCreatedEvent,
                 FileDeletedEvent,
@@ -136,7 +138,7 @@ class Watcher:
         except ImportError:
             self.why = "watchdog is not installed (pip install 'kb-fleet[daemon]')"
             return
-        if tuple(VERSION_INFO[:2]) < WATCHDOG_REPORTS_LOSS:
+        if tuple(VERSION_INFO[:3]) < WATCHDOG_REPORTS_LOSS:
             least = ".".join(map(str, WATCHDOG_REPORTS_LOSS))
             self.why = (
                 f"watchdog {'.'.join(map(str, VERSION_INFO))} does not report events the "
@@ -152,10 +154,18 @@ class Watcher:
             """Called on the observer's thread for each event, in the order the kernel
             queued them: a change under the fleet is counted before a later cookie."""
 
+            def __init__(self, counts_losses: bool) -> None:
+                super().__init__()
+                # one overflow reaches every watch: only the first watch's report counts it
+                self.counts_losses = counts_losses
+
             def on_any_event(self, event: FileSystemEvent) -> None:
                 paths = (event.src_path, getattr(event, "dest_path", ""))
                 closed = isinstance(event, FileClosedEvent)
                 watcher._reported(event.is_directory, *paths, closed=closed)
+
+            def on_events_lost(self, event: EventsLostEvent) -> None:
+                watcher._events_lost(counted=self.counts_losses)
 
         # What changes a file or a folder, and nothing that only reads one (an open, a
         # close without a write): the daemon's own reads would otherwise be changes.
@@ -169,6 +179,7 @@ class Watcher:
             DirDeletedEvent,
             DirModifiedEvent,
             DirMovedEvent,
+            EventsLostEvent,
         ]
         try:
             self._cookie_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -176,18 +187,21 @@ class Watcher:
         except OSError as e:
             self.why = f"the cookie could not be written ({e})"
             return
-        self._hear_losses()
+        self._quiet_watchdog_log()
         observer = Observer()
         try:
-            for path in self._paths:
-                observer.schedule(Reported(), path, recursive=True, event_filter=changes)
+            for i, path in enumerate(self._paths):
+                observer.schedule(Reported(i == 0), path, recursive=True, event_filter=changes)
             # A cookie folder inside a watched folder is reported by that folder's watch,
             # in order with every change before it; one elsewhere gets a watch of its own,
             # whose events watchdog hands over on another thread, in no order with the
             # rest (a clean-clone CI run saw a cookie come back before a note's change).
             if not self.cookie_in_order:
                 observer.schedule(
-                    Reported(), os.fspath(self._cookie_dir), recursive=False, event_filter=changes
+                    Reported(False),
+                    os.fspath(self._cookie_dir),
+                    recursive=False,
+                    event_filter=changes,
                 )
             observer.start()
         except Exception as e:  # a watch limit, a vanished folder: the stat pass answers
@@ -207,25 +221,22 @@ class Watcher:
         self.why = f"the watcher reported nothing within {FIRST_COOKIE_S:.0f} s"
         self.stop()
 
-    def _hear_losses(self) -> None:
-        """Listen to watchdog's log: it reports the kernel's queue overflow only there, on its
-        reading thread, before any event queued after the loss (a later cookie's included).
-        Its records stop here: with no handler, Python prints a warning to stderr, and a
-        request holds the process's stderr while it runs."""
-        watcher = self
-
-        class LossHeard(logging.Handler):
-            def emit(self, record: logging.LogRecord) -> None:
-                if "overflow" in record.getMessage().lower():
-                    watcher.overflows += 1
-                    watcher._lost(watcher.generation + 1)  # which paths changed: unknown
-                    watcher.generation += 1
-
-        heard = LossHeard(logging.WARNING)
+    @staticmethod
+    def _quiet_watchdog_log() -> None:
+        """watchdog also logs a loss as a warning; with no handler anywhere Python prints it
+        on stderr, and a request holds the daemon's stderr while it runs. A host that set
+        up logging still gets the record through its own handlers."""
         log = logging.getLogger("watchdog")
-        log.addHandler(heard)
-        log.propagate = False
-        self._loss_heard = heard
+        if not any(isinstance(h, logging.NullHandler) for h in log.handlers):
+            log.addHandler(logging.NullHandler())
+
+    def _events_lost(self, counted: bool) -> None:
+        """The kernel dropped events: which paths changed is unknown, so every held fleet
+        gets a stat pass before its next answer (the generation moves, its paths lost)."""
+        if counted:
+            self.overflows += 1
+        self._lost(self.generation + 1)
+        self.generation += 1
 
     def _reported(self, is_dir: bool, *paths: str | bytes, closed: bool = False) -> None:
         cookie = False
@@ -322,9 +333,6 @@ class Watcher:
         if fd >= 0:
             with contextlib.suppress(OSError):
                 os.close(fd)
-        heard, self._loss_heard = self._loss_heard, None
-        if heard is not None:
-            logging.getLogger("watchdog").removeHandler(heard)
         observer, self._observer = self._observer, None
         if observer is None:
             return
