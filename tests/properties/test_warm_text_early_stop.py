@@ -13,6 +13,7 @@ from kb.pure.answering.warmtext import (
     FileFacts,
     StemRules,
     WarmText,
+    _ReadTooMuch,
     warm_text,
 )
 
@@ -77,3 +78,24 @@ def test_stopping_early_keeps_what_scoring_every_posting_keeps(
     assert base.top_stopping_early(words, limit, include_private) == every
     # and again, reading the words' orders from the memo
     assert base.top_stopping_early(words, limit, include_private) == every
+
+
+@EARLY
+@given(
+    base=bases(),
+    words=st.lists(st.sampled_from((*WORDS, "absent")), min_size=1, max_size=6),
+    limit=st.integers(1, 40),
+    most_met=st.integers(0, EARLY_STOP_ONE_WORD),
+)
+def test_an_early_read_with_a_budget_keeps_the_same_chunks_or_gives_up_whole(
+    base: WarmText, words: list[str], limit: int, most_met: int
+) -> None:
+    """A budgeted read either keeps what scoring every posting keeps or gives up: it never
+    answers from the chunks it had met when the budget ran out."""
+    every = base.top_of_every_score(words, limit, False)
+    try:
+        kept = base.top_stopping_early(words, limit, False, most_met)
+    except _ReadTooMuch:
+        assert most_met < len(base.rowids)  # a budget of every chunk is never exceeded
+        return
+    assert kept == every

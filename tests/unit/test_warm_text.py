@@ -14,6 +14,7 @@ import kb.io.answering.memory as memory_module
 from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.io.store import Store
+from kb.pure.answering import warmtext
 from kb.pure.answering.warmtext import (
     EARLY_STOP_ONE_WORD,
     FTS_IDF_FLOOR,
@@ -253,6 +254,35 @@ def test_a_chunk_met_through_two_words_counts_once_towards_the_limit() -> None:
     every = w.top_of_every_score(words, 2, False)
     assert [w.rowids[j] for j, _ in every] == [1, 4]
     assert w.top_stopping_early(words, 2, False) == every
+
+
+def test_an_early_read_past_its_budget_gives_way_to_scoring_every_posting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the bound falls too slowly, early stopping would cost more than scoring every
+    posting: past `EARLY_STOP_SHARE` of the postings met it stops, and the ranking scores
+    them all instead, with the same rows. A read within its budget is kept."""
+    w = _crowded(private_first=True)
+    words = ["floor", "lantern"]
+    every = w.top_of_every_score(words, 5, False)
+    with pytest.raises(warmtext._ReadTooMuch):
+        w.top_stopping_early(words, 5, False, most_met=0)
+    assert w.top_stopping_early(words, 5, False, most_met=len(w.rowids)) == every
+    scored_all: list[int] = []
+    real = WarmText.top_of_every_score
+
+    def counted(self: WarmText, *args: object) -> list[tuple[int, float]]:
+        scored_all.append(1)
+        return real(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(WarmText, "top_of_every_score", counted)
+    monkeypatch.setattr(warmtext, "EARLY_STOP_SEVERAL_WORDS", 0)
+    monkeypatch.setattr(warmtext, "EARLY_STOP_SHARE", 0.0)  # no chunk may be met
+    assert [r for r, _, _ in w.rank(words, 5, False)[1]] == [w.rowids[j] for j, _ in every]
+    assert scored_all == [1]
+    monkeypatch.setattr(warmtext, "EARLY_STOP_SHARE", float(len(w.rowids) * 2))  # any number
+    assert [r for r, _, _ in w.rank(words, 5, False)[1]] == [w.rowids[j] for j, _ in every]
+    assert scored_all == [1]  # early stopping answered alone
 
 
 # -- counts ------------------------------------------------------------------------------
