@@ -16,6 +16,7 @@ from kb.io.notes.indexer import index_bases
 from kb.io.store import Store
 from kb.pure.answering import warmtext
 from kb.pure.answering.warmtext import (
+    EARLY_STOP_BATCH,
     EARLY_STOP_ONE_WORD,
     FTS_IDF_FLOOR,
     ChunkFacts,
@@ -283,6 +284,19 @@ def test_an_early_read_past_its_budget_gives_way_to_scoring_every_posting(
     monkeypatch.setattr(warmtext, "EARLY_STOP_SHARE", float(len(w.rowids) * 2))  # any number
     assert [r for r, _, _ in w.rank(words, 5, False)[1]] == [w.rowids[j] for j, _ in every]
     assert scored_all == [1]  # early stopping answered alone
+
+
+def test_an_early_read_within_its_budget_ranks_a_private_chunk_only_when_asked() -> None:
+    """One word in more than `EARLY_STOP_ONE_WORD` chunks, each longer than the last, so the
+    bound falls at once and early stopping answers alone, within its budget; the best chunk
+    is a private file's."""
+    n = EARLY_STOP_ONE_WORD + 40
+    chunks = [(1, "", "", "lantern lantern")]
+    chunks += [(r, "", "", "lantern " + "x " * r) for r in range(2, n + 1)]
+    w = _warm(chunks, [("records/own.md", 1, 1, True), ("b.md", 2, n, False)])
+    assert w.top_stopping_early(["lantern"], 3, True, most_met=2 * EARLY_STOP_BATCH)
+    assert [r for r, _, _ in w.rank(["lantern"], 3, True)[1]] == [1, 2, 3]
+    assert [r for r, _, _ in w.rank(["lantern"], 3, False)[1]] == [2, 3, 4]
 
 
 # -- counts ------------------------------------------------------------------------------
