@@ -54,3 +54,35 @@ def test_two_memories_in_two_threads_under_a_budget_of_one_connection(
             t.join()
     assert failures == []
     assert wrong == []
+
+
+@pytest.mark.parametrize("value", ["unindexed", "entries", "keywords"])
+def test_a_value_read_outside_a_call_keeps_the_budget_while_another_thread_holds_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """The values a Memory builds on first read (the unindexed files, the entries, the
+    keyword index) read every store. Read while the warming thread held the Memory's lock,
+    they once skipped it, and the budget could close none of the stores the other thread
+    was guarding: `kb serve` over 500 bases under a 256-descriptor limit ran out of
+    descriptors. Each waits for the lock instead, and the budget holds when it is read."""
+    root = tmp_path / "harbor"
+    shutil.copytree(REPO / "examples" / "fleet", root)
+    kb.index(root)
+    monkeypatch.setattr(database, "MAX_OPEN_STORES", 1)
+    with Memory.open(root) as memory:
+        assert memory.agent_count() > 2
+        held, release = threading.Event(), threading.Event()
+
+        def hold_the_lock() -> None:  # as the warming thread does while it decodes a slice
+            with memory._lock:
+                held.set()
+                release.wait(5)
+
+        holder = threading.Thread(target=hold_the_lock)
+        holder.start()
+        held.wait(5)
+        threading.Timer(0.2, release.set).start()
+        getattr(memory, value)
+        open_now = len(database._OPEN)
+        holder.join()
+    assert open_now <= 1

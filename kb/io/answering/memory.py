@@ -10,7 +10,6 @@ base's text index in memory: `Memory.warm`, kb.pure.answering.warmtext).
 from __future__ import annotations
 
 import _thread  # the C lock: `threading` costs a hot verb about 1 ms to import
-import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -34,7 +33,7 @@ from kb.io.answering.opened import OpenError as OpenError
 from kb.io.answering.opened import RecallLoss as RecallLoss
 from kb.io.answering.opened import Scope as Scope
 from kb.io.answering.opened import entry_of
-from kb.io.answering.serialised import serialised
+from kb.io.answering.serialised import serialised, serialised_cache
 from kb.io.notes.walk import BaseSnapshot, WalkError, enclosing_root, walk_roots
 from kb.io.store import FileHeader, Store, StoreError, db_path
 from kb.pure.answering.aliases import expand, expand_query, expansion_sources
@@ -163,13 +162,13 @@ class Memory:
         # the last warm read's seconds: a re-opened fleet waits as long (kb.io.answering.live)
         self.warm_seconds = self._warm_started = 0.0
 
-    @functools.cached_property
+    @serialised_cache
     def entries(self) -> tuple[Entry, ...]:
         """Every entry in scope, in fleet order; decodes every header (listing, checking,
         evaluating need them; a question does not)."""
         return tuple(entry for entry, _ in self._keyed)
 
-    @functools.cached_property
+    @serialised_cache
     def _keyed(self) -> list[tuple[Entry, FileHeader]]:
         out: list[tuple[Entry, FileHeader]] = []
         for b in self.bases:
@@ -178,12 +177,12 @@ class Memory:
                     out.append((entry_of(b.snapshot.name, h), h))
         return out
 
-    @functools.cached_property
+    @serialised_cache
     def _indexed(self) -> tuple[dict[str, str], ...]:
         """Per base: path -> the content hash its text index was built from."""
         return tuple(store.text.indexed_hashes() for store in self._stores)
 
-    @functools.cached_property
+    @serialised_cache
     def unindexed(self) -> list[str]:
         """Files in scope the text index does not hold (the map and unreadable files are
         never indexed)."""
@@ -210,7 +209,7 @@ class Memory:
                 return store.text.indexed_hash(rel) != light.hash
         return False
 
-    @functools.cached_property
+    @serialised_cache
     def keywords(self) -> KeywordIndex:
         """The keyword index over every entry, built in memory on first use: for callers
         that rank many questions or need every key (eval, the suggestion index), and for
