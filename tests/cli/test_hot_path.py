@@ -147,3 +147,33 @@ def test_the_thin_client_imports_only_what_it_needs() -> None:
     added = set(proc.stdout.strip().split(","))
     assert "kb.shell.cli.client" in added  # the probe ran the client from the checkout
     assert sorted(added & set(CLIENT_NEVER)) == []
+
+
+def test_the_installed_kb_command_is_our_script_and_imports_no_more() -> None:
+    """The entry-point script pip generates imports `re` (6-7 ms of a 16 ms hook process
+    answered by a daemon) before kb's client runs: kb installs scripts/kb instead (decision
+    0044). The `kb` beside this interpreter is that script, and running it adds only the
+    client's own modules."""
+    repo = Path(__file__).resolve().parents[2]
+    script = repo / "scripts" / "kb"
+    installed = Path(sys.executable).with_name("kb")
+    body = script.read_text(encoding="utf-8").split("\n", 1)
+    assert body[0] == "#!python"  # the installer writes this environment's interpreter there
+    assert installed.read_text(encoding="utf-8").split("\n", 1)[1] == body[1]
+    probe = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        f"source = open({str(script)!r}, encoding='utf-8').read()\n"
+        "exec(compile(source, 'kb', 'exec'), {'__name__': 'kb_probe'})\n"
+        "print(','.join(sorted(set(sys.modules) - before)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", probe],
+        env={"PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    added = set(proc.stdout.strip().split(","))
+    assert "kb.shell.cli.client" in added
+    assert sorted(added & set(CLIENT_NEVER)) == []
