@@ -384,7 +384,11 @@ def _decode(
     a wrong answer)."""
     try:
         keys, front, derived, derivable = json.loads(parsed)
-        return tuple(keys), tuple((k, v) for k, v in front), bool(derived), bool(derivable)
+        # interned as the token sets' words are (`_interned`): the notes of a fleet share
+        # their keys, and a warm fleet of 10,000 notes held 219,923 decoded keys, 89,984 of
+        # them distinct (14 MB of strings)
+        keys = tuple(map(sys.intern, keys))
+        return keys, tuple((k, v) for k, v in front), bool(derived), bool(derivable)
     except (ValueError, TypeError):
         return None
 
