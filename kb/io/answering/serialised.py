@@ -1,5 +1,6 @@
 """One call at a time per Memory: a decorator for the methods that touch what its threads
-share (its index connections, caches and decoded headers; decision 0033 has the measurement)."""
+share (its index connections, caches and decoded headers; decision 0033 has the measurement),
+and a cached value built under the same lock."""
 
 from __future__ import annotations
 
