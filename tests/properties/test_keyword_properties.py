@@ -1,14 +1,22 @@
 """The keyword index's early stop: over fleets where every question word is common enough to
 be read in layers, `rank` keeps exactly the entries, scores and matched words that scoring
-every entry keeps (`rank_naive`), for any `top`."""
+every entry keeps (`rank_naive`), for any `top`; so does the persisted postings' ranking, which
+decodes its candidates only while they can reach the `top` (`rank_bounded`)."""
 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from kb.pure.answering.entries import Entry
-from kb.pure.answering.keyword import LAYERED_MIN, KeywordHit, KeywordIndex
+from kb.pure.answering.entries import Entry, Prepared
+from kb.pure.answering.keyword import (
+    BOUNDED_SLICE,
+    LAYERED_MIN,
+    KeywordHit,
+    KeywordIndex,
+    rank_bounded,
+    term_prefixes,
+)
 
 # Not shrunk: an example is a hundred entries, and shrinking one took minutes. A failure
 # prints its example whole.
@@ -75,3 +83,60 @@ def test_a_ranking_that_stops_early_keeps_what_scoring_every_entry_keeps(
     assert _kept(index.rank(question, top)) == _kept(index.rank_naive(question, top))
     # asked again, the layers are read from the memo
     assert _kept(index.rank(question, top)) == _kept(index.rank_naive(question, top))
+
+
+def _bounded(index: KeywordIndex, question: list[str], top: int) -> tuple[list[KeywordHit], int]:
+    """`rank_bounded` as the persisted postings call it (kb.io.answering.memory): the entries
+    that may hold a phrase decoded first, the others by the question terms they hold. Also
+    how many entries it decoded."""
+    prefixes = term_prefixes(question)
+    count = index.total
+    phrasal = [
+        (i, index.prepared_at(i))
+        for i in range(count)
+        if any(p.norm.split()[1] in prefixes for p in index.prepared_at(i).phrases)
+    ]
+    skip = {i for i, _ in phrasal}
+    holding = {
+        i: words
+        for i in range(count)
+        if i not in skip
+        and (words := [t for t in question if t in index.prepared_at(i).vocabulary])
+    }
+    decoded: list[int] = []
+
+    def decode(part: list[int]) -> list[tuple[int, Prepared]]:
+        decoded.extend(part)
+        return [(i, index.prepared_at(i)) for i in part]
+
+    hits = rank_bounded(phrasal, holding, decode, question, top, index.idf_memo())
+    return hits, len(decoded)
+
+
+@LAYERED
+@given(
+    es=st.lists(common_entries(), min_size=LAYERED_MIN, max_size=2 * LAYERED_MIN),
+    question=st.lists(st.sampled_from((*COMMON, RARE, "absent")), min_size=1, max_size=5),
+    top=st.integers(1, 3 * LAYERED_MIN),
+)
+def test_the_persisted_postings_bounded_ranking_keeps_what_scoring_every_entry_keeps(
+    es: list[Entry], question: list[str], top: int
+) -> None:
+    index = KeywordIndex.of(es)
+    assert _kept(_bounded(index, question, top)[0]) == _kept(index.rank_naive(question, top))
+
+
+def test_the_bounded_ranking_decodes_no_slice_that_cannot_reach_the_top() -> None:
+    """One entry holds a rare word as a key; 599 hold a common word in their purpose only.
+    The rare word's entry comes in the first slice, and its score is above what any other
+    entry could score: the second slice is never decoded."""
+    rare = Entry("alpha", "k/tessera.md", "tessera", "", ("tessera",), "", False)
+    common = [
+        Entry("alpha", f"k/note-{n:03d}.md", f"note-{n:03d}", "", (), "lantern", False)
+        for n in range(599)
+    ]
+    index = KeywordIndex.of([*common, rare])
+    hits, decoded = _bounded(index, ["tessera", "lantern"], 1)
+    assert _kept(hits) == _kept(index.rank_naive(["tessera", "lantern"], 1))
+    assert hits[0].entry is rare
+    assert decoded == BOUNDED_SLICE

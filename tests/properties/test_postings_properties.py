@@ -68,6 +68,9 @@ def _agree(root: Path, include_private: bool, picks: list[list[int]], typos: lis
         questions = _questions(vocabulary, phrases, picks, typos)
         for question in questions:
             terms = memory.terms(question)
+            # a short list too: only the candidates that can reach it are decoded
+            for top in (1, 3):
+                assert memory._rank_keywords(terms, top)[0] == index.rank(terms, top), question
             persisted, idf, _ = memory._rank_keywords(terms, 1000)
             assert persisted == index.rank(terms, 1000), question
             for word in {*terms, *(w for h in persisted for m in h.matched for w in m.split())}:

@@ -47,7 +47,7 @@ from kb.pure.answering.keyword import (
     KeywordIndex,
     idf_of,
     phrase_words,
-    rank_prepared,
+    rank_bounded,
     term_prefixes,
 )
 from kb.pure.answering.shortfall import shortfall
@@ -325,9 +325,9 @@ class Memory:
         """Hold this open fleet in memory for the questions to come: each base's text index
         (`kb.pure.answering.warmtext`: the same rankings, no SQL per question) and the keyword
         index, for a caller that asks many questions of one Memory (a server, an agent
-        framework, the resident kb). At 10,000 notes: about 5 s and 230 MB (benchmarks/README.md).
-        With `wait=False` a thread reads it while SQLite answers, the same answers; a base
-        re-indexed is read again. Returns the bases held (0 unless waiting; not an old index)."""
+        framework, the resident kb); 5 s and 230 MB at 10,000 notes. `wait=False`: a thread
+        reads it while SQLite answers alike; a base re-indexed is read again. Returns the
+        bases held (0 unless waiting; not an old index)."""
         with self._lock:
             self._warm = True
             self._queue_warm(range(len(self._stores)), wait)
@@ -505,17 +505,17 @@ class Memory:
     def _rank_keywords(
         self, terms: Sequence[str], top: int
     ) -> tuple[list[KeywordHit], Callable[[str], float], frozenset[str]]:
-        """The keyword ranking, the idf it scored with, and which of `terms` some entry in
-        scope holds in its vocabulary. From the persisted postings: the rows of the
-        question's own words (and of the prefixes a phrase's second word can be) name the
-        candidates and count each word's document frequency over the entries in scope;
-        only the candidates' headers are decoded, each scored as the in-memory index does."""
+        """The keyword ranking, the idf it scored with, and the `terms` some entry in scope
+        holds. From the persisted postings: the rows of the question's words (and of the
+        prefixes a phrase's second word can be) name the candidates and count each word's
+        df; only those that can reach `top` are decoded (`rank_bounded`)."""
         if not self._postings or self._keywords_warm:
             index = self.keywords
             held = frozenset(t for t in terms if index.holds(t))
             return index.rank(terms, top), index.idf, held
         df: dict[str, int] = {}
         chosen: dict[tuple[int, str], int] = {}
+        holding: dict[int, list[str]] = {}  # entry order -> the terms its vocabulary holds
         phrasal: set[int] = set()  # found by a phrase's second word: may hold a phrase
         for i, store in enumerate(self._stores):
             order = self._entry_order[i]
@@ -524,10 +524,12 @@ class Memory:
                 if rel in order:
                     df[word] = df.get(word, 0) + 1
                     chosen[(i, rel)] = order[rel]
+                    holding.setdefault(order[rel], []).append(word)
             for _, rel in phrases:
                 if rel in order:
                     phrasal.add(chosen.setdefault((i, rel), order[rel]))
-        prepared = self._prepared_at(chosen)
+        at = {o: key for key, o in chosen.items()}
+        prepared = self._prepared_at({at[o]: o for o in phrasal})  # only these hold a phrase
         extra = phrase_words((p for _, p in prepared), terms) - set(terms)
         if extra:
             for i, store in enumerate(self._stores):
@@ -535,19 +537,18 @@ class Memory:
                 for word, rel in store.keywords.vocabulary_rows(extra):
                     if rel in order:
                         df[word] = df.get(word, 0) + 1
-        total = self._entry_count
-        # The scorer asks a word's idf once per candidate it matches (98,552 calls for 100
-        # questions at 10,000 notes, of a few hundred words): each is computed once.
+        # each word's idf once (98,552 asks for 100 questions at 10,000 notes, a few hundred words)
         weights: dict[str, float] = {}
 
         def idf(word: str) -> float:
             found = weights.get(word)
             if found is None:
-                found = weights[word] = idf_of(total, df.get(word, 0))
+                found = weights[word] = idf_of(self._entry_count, df.get(word, 0))
             return found
 
         held = frozenset(t for t in terms if df.get(t, 0) > 0)
-        return rank_prepared(prepared, terms, top, idf, phrasal), idf, held
+        decode = lambda part: self._prepared_at({at[o]: o for o in part})  # noqa: E731
+        return rank_bounded(prepared, holding, decode, terms, top, idf), idf, held
 
     def _prepared_at(self, chosen: dict[tuple[int, str], int]) -> list[tuple[int, Prepared]]:
         """(entry order, prepared entry) for each chosen (base, path), decoded once per open

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from heapq import heappush, heapreplace
 from itertools import pairwise
 
@@ -48,6 +48,9 @@ LAYERED_MIN = 64
 # Scores are sums of a few products, so the bound an unread layer sets can be off by a few
 # units in the last place of a float: it is raised by this share before it is compared.
 BOUND_SLACK = 1e-9
+# Candidates of the persisted postings decoded at once by `rank_bounded`, highest bound
+# first: one read of a base's header rows a slice, and few slices a question.
+BOUNDED_SLICE = 256
 
 
 @frozen
@@ -370,6 +373,54 @@ def rank_prepared(
             hits.append((-score, p.entry.rel, i, p, matched))
     hits.sort(key=lambda h: (h[0], h[1], h[2]))
     return [KeywordHit(p.entry, -neg, matched) for neg, _, _, p, matched in hits[:top]]
+
+
+def rank_bounded(
+    phrasal: Sequence[tuple[int, Prepared]],
+    holding: Mapping[int, Iterable[str]],
+    decode: Callable[[list[int]], list[tuple[int, Prepared]]],
+    terms: Sequence[str],
+    top: int,
+    idf: Callable[[str], float],
+) -> list[KeywordHit]:
+    """`rank_prepared` over the candidates of the persisted postings, decoding only those
+    that can reach the `top`: `phrasal` (the entries that may hold a phrase of the
+    question, decoded already) and the others of `holding` (entry order -> the question
+    terms the entry's vocabulary holds), decoded by `decode` a slice at a time, highest
+    bound first. An entry holding no phrase of the question scores at most each term it
+    holds at every weight at once (W_WORD_MAX), times its idf, as often as the question says
+    it; once the `top`-th best score is above the next bound (strictly, so a tie broken by
+    path is never missed), no later candidate can rank in the `top`. At 100,000 notes a
+    question's common words made 5,660 candidates, and decoding them was 1.07 of its 1.23 s."""
+    if top <= 0:
+        return []
+    said = Counter(terms)
+    only_phrasal = {i for i, _ in phrasal}
+    bounds = sorted(
+        (-math.fsum(said[t] * idf(t) * W_WORD_MAX for t in set(words)), i)
+        for i, words in holding.items()
+        if i not in only_phrasal
+    )
+    query_norm = " ".join(terms)
+    best: list[float] = []  # a min-heap of the `top` best scores so far
+    decoded = list(phrasal)
+
+    def keep(found: Iterable[tuple[int, Prepared]], phrases: bool) -> None:
+        for _, p in found:
+            value = score_entry(p, terms, query_norm, idf, phrases)[0]
+            if value > 0 and len(best) < top:
+                heappush(best, value)
+            elif value > 0 and value > best[0]:
+                heapreplace(best, value)
+
+    keep(phrasal, True)
+    for start in range(0, len(bounds), BOUNDED_SLICE):
+        if len(best) == top and -bounds[start][0] * (1.0 + BOUND_SLACK) < best[0]:
+            break
+        part = decode([i for _, i in bounds[start : start + BOUNDED_SLICE]])
+        keep(part, False)
+        decoded += part
+    return rank_prepared(decoded, terms, top, idf, only_phrasal)
 
 
 def term_prefixes(terms: Iterable[str]) -> set[str]:
