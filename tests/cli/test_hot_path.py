@@ -126,25 +126,34 @@ def test_list_and_fleet_skip_the_cli_parser(example_fleet: Path) -> None:
 CLIENT_NEVER = ("typing", "importlib", "warnings", "json", "re", "hashlib", "socket", "pathlib")
 
 
-def test_the_thin_client_imports_only_what_it_needs() -> None:
-    """Without `site` (whose editable-install finder imports importlib and warnings itself),
-    so the modules the client path adds are its own."""
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _modules_added(code: str) -> set[str]:
+    """The modules `code` imports, run from the checkout without `site` (whose
+    editable-install finder imports importlib and warnings itself), so what it adds is its
+    own."""
     probe = (
         "import sys\n"
         "before = set(sys.modules)\n"
-        "from kb.shell.cli import client\n"
-        "client.build_id(), client.socket_path('.'), client.loads(client.dumps({'a': [1]}))\n"
+        f"{code}\n"
         "print(','.join(sorted(set(sys.modules) - before)))\n"
     )
-    repo = Path(__file__).resolve().parents[2]
     proc = subprocess.run(
         [sys.executable, "-S", "-c", probe],
-        env={"PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
         check=True,
     )
-    added = set(proc.stdout.strip().split(","))
+    return set(proc.stdout.strip().split(","))
+
+
+def test_the_thin_client_imports_only_what_it_needs() -> None:
+    added = _modules_added(
+        "from kb.shell.cli import client\n"
+        "client.build_id(), client.socket_path('.'), client.loads(client.dumps({'a': [1]}))"
+    )
     assert "kb.shell.cli.client" in added  # the probe ran the client from the checkout
     assert sorted(added & set(CLIENT_NEVER)) == []
 
@@ -154,26 +163,14 @@ def test_the_installed_kb_command_is_our_script_and_imports_no_more() -> None:
     answered by a daemon) before kb's client runs: kb installs scripts/kb instead (decision
     0044). The `kb` beside this interpreter is that script, and running it adds only the
     client's own modules."""
-    repo = Path(__file__).resolve().parents[2]
-    script = repo / "scripts" / "kb"
+    script = REPO / "scripts" / "kb"
     installed = Path(sys.executable).with_name("kb")
     body = script.read_text(encoding="utf-8").split("\n", 1)
     assert body[0] == "#!python"  # the installer writes this environment's interpreter there
     assert installed.read_text(encoding="utf-8").split("\n", 1)[1] == body[1]
-    probe = (
-        "import sys\n"
-        "before = set(sys.modules)\n"
+    added = _modules_added(
         f"source = open({str(script)!r}, encoding='utf-8').read()\n"
-        "exec(compile(source, 'kb', 'exec'), {'__name__': 'kb_probe'})\n"
-        "print(','.join(sorted(set(sys.modules) - before)))\n"
+        "exec(compile(source, 'kb', 'exec'), {'__name__': 'kb_probe'})"
     )
-    proc = subprocess.run(
-        [sys.executable, "-S", "-c", probe],
-        env={"PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    added = set(proc.stdout.strip().split(","))
     assert "kb.shell.cli.client" in added
     assert sorted(added & set(CLIENT_NEVER)) == []

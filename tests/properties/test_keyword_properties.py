@@ -70,21 +70,6 @@ def _kept(hits: list[KeywordHit]) -> list[tuple[int, float, tuple[str, ...]]]:
     return [(id(h.entry), h.score, h.matched) for h in hits]
 
 
-@LAYERED
-@given(
-    es=st.lists(common_entries(), min_size=LAYERED_MIN, max_size=2 * LAYERED_MIN),
-    question=st.lists(st.sampled_from((*COMMON, RARE, "absent")), min_size=1, max_size=5),
-    top=st.integers(1, 3 * LAYERED_MIN),
-)
-def test_a_ranking_that_stops_early_keeps_what_scoring_every_entry_keeps(
-    es: list[Entry], question: list[str], top: int
-) -> None:
-    index = KeywordIndex.of(es)
-    assert _kept(index.rank(question, top)) == _kept(index.rank_naive(question, top))
-    # asked again, the layers are read from the memo
-    assert _kept(index.rank(question, top)) == _kept(index.rank_naive(question, top))
-
-
 def _bounded(index: KeywordIndex, question: list[str], top: int) -> tuple[list[KeywordHit], int]:
     """`rank_bounded` as the persisted postings call it (kb.io.answering.memory): the entries
     that may hold a phrase decoded first, the others by the question terms they hold. Also
@@ -119,10 +104,14 @@ def _bounded(index: KeywordIndex, question: list[str], top: int) -> tuple[list[K
     question=st.lists(st.sampled_from((*COMMON, RARE, "absent")), min_size=1, max_size=5),
     top=st.integers(1, 3 * LAYERED_MIN),
 )
-def test_the_persisted_postings_bounded_ranking_keeps_what_scoring_every_entry_keeps(
+def test_a_ranking_that_stops_early_keeps_what_scoring_every_entry_keeps(
     es: list[Entry], question: list[str], top: int
 ) -> None:
     index = KeywordIndex.of(es)
+    assert _kept(index.rank(question, top)) == _kept(index.rank_naive(question, top))
+    # asked again, the layers are read from the memo
+    assert _kept(index.rank(question, top)) == _kept(index.rank_naive(question, top))
+    # and the persisted postings' ranking, which decodes only what can reach the `top`
     assert _kept(_bounded(index, question, top)[0]) == _kept(index.rank_naive(question, top))
 
 
