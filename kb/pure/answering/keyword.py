@@ -382,12 +382,13 @@ def rank_bounded(
     terms: Sequence[str],
     top: int,
     idf: Callable[[str], float],
+    slice_size: int = BOUNDED_SLICE,
 ) -> list[KeywordHit]:
     """`rank_prepared` over the candidates of the persisted postings, decoding only those
     that can reach the `top`: `phrasal` (the entries that may hold a phrase of the
     question, decoded already) and the others of `holding` (entry order -> the question
-    terms the entry's vocabulary holds), decoded by `decode` a slice at a time, highest
-    bound first. An entry holding no phrase of the question scores at most each term it
+    terms the entry's vocabulary holds), decoded by `decode` `slice_size` at a time,
+    highest bound first. An entry holding no phrase of the question scores at most each term it
     holds at every weight at once (W_WORD_MAX), times its idf, as often as the question says
     it; once the `top`-th best score is above the next bound (strictly, so a tie broken by
     path is never missed), no later candidate can rank in the `top`. At 100,000 notes a
@@ -414,10 +415,10 @@ def rank_bounded(
                 heapreplace(best, value)
 
     keep(phrasal, True)
-    for start in range(0, len(bounds), BOUNDED_SLICE):
+    for start in range(0, len(bounds), slice_size):
         if len(best) == top and -bounds[start][0] * (1.0 + BOUND_SLACK) < best[0]:
             break
-        part = decode([i for _, i in bounds[start : start + BOUNDED_SLICE]])
+        part = decode([i for _, i in bounds[start : start + slice_size]])
         keep(part, False)
         decoded += part
     return rank_prepared(decoded, terms, top, idf, only_phrasal)
