@@ -182,7 +182,19 @@ def _kill_at(plan: Plan, repo: Path, trial: int) -> str:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=60)
+        _unlock_remote(repo.parent / "remote.git")
         return f"process group killed at {delay:.2f} s"
+
+
+def _unlock_remote(remote: Path) -> None:
+    """The remote here is a bare repository on the same disk, so the git receive-pack that
+    serves a push runs in the killed process group too, and killed while it updates a ref
+    it leaves the remote's `refs/heads/main.lock`; git then refuses every push to it until
+    the file goes (a clean-clone CI run met this once in many). That is the server's state,
+    not the clone's: a crash of kb on a user's machine does not kill the process of a
+    remote it pushes to. So it is cleared here, and only in the remote."""
+    for lock in remote.rglob("*.lock"):
+        lock.unlink()
 
 
 def _left_behind(repo: Path) -> list[str]:
