@@ -364,15 +364,35 @@ def rank_prepared(
     `phrasal`: the entries that may hold a phrase of the question (the others' phrases are
     not compared: most of an entry's score time at 10,000 notes); None: any."""
     query_norm = " ".join(terms)
-    # (-score, rel, entry order) sorts as the ranking does; a hit is built only for the `top`
-    # kept: a question at 10,000 notes scores ~300 candidates and keeps 20 (0.2 ms a question)
-    hits: list[tuple[float, str, int, Prepared, tuple[str, ...]]] = []
-    for i, p in candidates:
-        score, matched = score_entry(p, terms, query_norm, idf, phrasal is None or i in phrasal)
-        if score > 0:
-            hits.append((-score, p.entry.rel, i, p, matched))
-    hits.sort(key=lambda h: (h[0], h[1], h[2]))
-    return [KeywordHit(p.entry, -neg, matched) for neg, _, _, p, matched in hits[:top]]
+    hits = [
+        _scored(i, p, terms, query_norm, idf, phrasal is None or i in phrasal)
+        for i, p in candidates
+    ]
+    return _kept(hits, top)
+
+
+# (-score, rel, entry order, entry, matched words): sorts as the ranking does
+_Scored = tuple[float, str, int, Prepared, tuple[str, ...]]
+
+
+def _scored(
+    order: int,
+    prepared: Prepared,
+    terms: Sequence[str],
+    query_norm: str,
+    idf: Callable[[str], float],
+    phrasal: bool,
+) -> _Scored:
+    score, matched = score_entry(prepared, terms, query_norm, idf, phrasal)
+    return (-score, prepared.entry.rel, order, prepared, matched)
+
+
+def _kept(hits: list[_Scored], top: int) -> list[KeywordHit]:
+    """The best `top` of the scored candidates, as hits. A hit is built only for those kept:
+    a question at 10,000 notes scores ~300 candidates and keeps 20 (0.2 ms a question)."""
+    positive = [h for h in hits if h[0] < 0]
+    positive.sort(key=lambda h: (h[0], h[1], h[2]))
+    return [KeywordHit(p.entry, -neg, matched) for neg, _, _, p, matched in positive[:top]]
 
 
 def rank_bounded(
@@ -385,14 +405,15 @@ def rank_bounded(
     slice_size: int = BOUNDED_SLICE,
 ) -> list[KeywordHit]:
     """`rank_prepared` over the candidates of the persisted postings, decoding only those
-    that can reach the `top`: `phrasal` (the entries that may hold a phrase of the
-    question, decoded already) and the others of `holding` (entry order -> the question
-    terms the entry's vocabulary holds), decoded by `decode` `slice_size` at a time,
-    highest bound first. An entry holding no phrase of the question scores at most each term it
-    holds at every weight at once (W_WORD_MAX), times its idf, as often as the question says
-    it; once the `top`-th best score is above the next bound (strictly, so a tie broken by
-    path is never missed), no later candidate can rank in the `top`. At 100,000 notes a
-    question's common words made 5,660 candidates, and decoding them was 1.07 of its 1.23 s."""
+    that can reach the `top`. `phrasal`: the entries that may hold a phrase of the question,
+    decoded already. `holding`: every other candidate (entry order -> the question terms
+    its vocabulary holds), decoded by `decode` `slice_size` at a time, highest bound first.
+
+    An entry holding no phrase of the question scores at most each term it holds at every
+    weight at once (W_WORD_MAX), times its idf, as often as the question says it. Once the
+    `top`-th best score is above the next bound (strictly, so a tie broken by path is never
+    missed), no later candidate can rank in the `top`. At 100,000 notes a question's common
+    words made 5,660 candidates, and decoding them was 1.07 of its 1.23 s."""
     if top <= 0:
         return []
     said = Counter(terms)
@@ -404,11 +425,13 @@ def rank_bounded(
     )
     query_norm = " ".join(terms)
     best: list[float] = []  # a min-heap of the `top` best scores so far
-    decoded = list(phrasal)
+    hits: list[_Scored] = []
 
     def keep(found: Iterable[tuple[int, Prepared]], phrases: bool) -> None:
-        for _, p in found:
-            value = score_entry(p, terms, query_norm, idf, phrases)[0]
+        for i, p in found:
+            hit = _scored(i, p, terms, query_norm, idf, phrases)
+            hits.append(hit)
+            value = -hit[0]
             if value > 0 and len(best) < top:
                 heappush(best, value)
             elif value > 0 and value > best[0]:
@@ -418,10 +441,8 @@ def rank_bounded(
     for start in range(0, len(bounds), slice_size):
         if len(best) == top and -bounds[start][0] * (1.0 + BOUND_SLACK) < best[0]:
             break
-        part = decode([i for _, i in bounds[start : start + slice_size]])
-        keep(part, False)
-        decoded += part
-    return rank_prepared(decoded, terms, top, idf, only_phrasal)
+        keep(decode([i for _, i in bounds[start : start + slice_size]]), False)
+    return _kept(hits, top)
 
 
 def term_prefixes(terms: Iterable[str]) -> set[str]:
