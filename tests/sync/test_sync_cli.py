@@ -188,6 +188,26 @@ def test_offline_or_no_remote_is_one_line_and_loses_nothing(
     assert err.count("\n") == 1 and "is not inside a git repository" in err
 
 
+def test_a_lock_left_in_the_remote_is_named_with_what_to_do(
+    pair: tuple[Path, Path], env: dict[str, str], tmp_path: Path
+) -> None:
+    one, _ = pair
+    write(one, env, "ada", "locked-note")
+    note = git(["rev-parse", "HEAD"], one, env).strip()
+    remote = tmp_path / "remote.git"
+    before = git(["rev-parse", "main"], remote, env)
+    lock = remote / "refs" / "heads" / "main.lock"
+    lock.write_text("", encoding="utf-8")  # what a git killed mid-push leaves
+    err = sync(one, env, code=1)
+    assert err.count("\n") == 1 and "refs/heads/main.lock" in err, err
+    assert "delete that file" in err and "commits are safe here" in err
+    assert git(["rev-parse", "main"], remote, env) == before
+    git(["merge-base", "--is-ancestor", note, "HEAD"], one, env)  # the note is kept here
+    lock.unlink()
+    sync(one, env)
+    assert git(["rev-parse", "main"], remote, env) == git(["rev-parse", "HEAD"], one, env)
+
+
 def test_what_was_pulled_is_reindexed(pair: tuple[Path, Path], env: dict[str, str]) -> None:
     one, two = pair
     kb(["index", str(two)], two, env)

@@ -66,6 +66,7 @@ from kb.io.fleet.syncgit import is_ancestor as _is_ancestor
 from kb.io.fleet.syncgit import last_line as _last_line
 from kb.io.fleet.syncgit import ref as _ref
 from kb.io.fleet.syncgit import run as _run
+from kb.io.fleet.syncgit import stale_lock
 from kb.io.fleet.syncrecover import RecoveryFailure, State
 from kb.io.logs import misslog, routelogs
 from kb.io.notes.indexer import IndexFailure, index_bases
@@ -658,6 +659,14 @@ def _sync(
             has_upstream = True
             break
         if _remote_tip(repo, chosen, remote_branch) == tip:
+            lock = stale_lock(proc)
+            if lock is not None:
+                raise SyncFailure(
+                    f"cannot push to {printable(chosen)}: its git could not create {lock}, "
+                    "left by a git still running there or by one that was killed; your "
+                    "commits are safe here: once no git runs there, delete that file and "
+                    "run kb sync again"
+                )
             raise SyncFailure(
                 f"cannot push to {printable(chosen)}: {_last_line(proc)}; your commits "
                 "are safe here, run kb sync again"

@@ -51,6 +51,18 @@ def last_line(proc: subprocess.CompletedProcess[str]) -> str:
     return printable(detail) or f"git exited {proc.returncode}"
 
 
+def stale_lock(proc: subprocess.CompletedProcess[str]) -> str | None:
+    """The lock file git could not create, when that is why it failed (`Unable to create
+    '<path>.lock': File exists`, also when the remote's git reports it). Another git may
+    still be running there, or one was killed and left it: trying again cannot help then."""
+    for line in (proc.stderr or "").splitlines():
+        _, found, rest = line.partition("Unable to create '")
+        path, quoted, after = rest.partition("'")
+        if found and quoted and path.endswith(".lock") and "File exists" in after:
+            return printable(path)
+    return None
+
+
 def git(repo: Path, *args: str) -> str:
     proc = run(repo, *args)
     if proc.returncode != 0:
