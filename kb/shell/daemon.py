@@ -37,6 +37,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kb.io.answering import foreground
 from kb.io.answering.watcher import STAT_CHEAPER_S, WATCH_ENV, Watcher
 from kb.pure.notes.walked import STATE_DIR
 from kb.shell.cli import client
@@ -605,16 +606,18 @@ class Daemon:
         # (kb.io.files.atomic.before_write), and so does the reply. The other verbs wait first.
         speculate = args[:1] in (["route"], ["boot"])
         try:
-            for _attempt in range(2):
-                self.warm.begin(speculate)
-                try:
-                    with _as_caller(cwd, env, stdin) as (out, err):
-                        outcome = run(args)
-                    if self.warm.confirm():
-                        break
-                except Stale:
-                    pass
-                speculate = False  # answered again, from the fleet read afresh
+            # a warming thread waits at its next checkpoint (kb.io.answering.foreground)
+            with foreground.serving():
+                for _attempt in range(2):
+                    self.warm.begin(speculate)
+                    try:
+                        with _as_caller(cwd, env, stdin) as (out, err):
+                            outcome = run(args)
+                        if self.warm.confirm():
+                            break
+                    except Stale:
+                        pass
+                    speculate = False  # answered again, from the fleet read afresh
         except Exception as e:  # a fault of ours: the caller answers in-process, as before
             return {"fallback": f"{type(e).__name__}: {e}"}
         return {

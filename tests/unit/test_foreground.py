@@ -54,3 +54,40 @@ def test_a_reopen_walks_and_opens_as_a_request(
         assert seen == [1] and foreground._running == 0
     finally:
         lm.close()
+
+
+def test_a_request_runs_at_a_short_switch_interval_and_restores_the_callers() -> None:
+    import sys
+
+    before = sys.getswitchinterval()
+    with foreground.serving():
+        assert sys.getswitchinterval() == pytest.approx(foreground.SERVING_SWITCH_S)
+        with foreground.serving():  # nested (a re-open inside a daemon's request)
+            assert sys.getswitchinterval() == pytest.approx(foreground.SERVING_SWITCH_S)
+        assert sys.getswitchinterval() == pytest.approx(foreground.SERVING_SWITCH_S)
+    assert sys.getswitchinterval() == before
+
+
+def test_a_text_read_pauses_between_slices_of_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kb.io.notes.indexer import index_bases
+    from kb.io.store import warm
+    from kb.io.store.database import Store
+
+    base = tmp_path / "fleet" / "ada"
+    (base / "knowledge").mkdir(parents=True)
+    for n in range(7):
+        (base / "knowledge" / f"n{n}.md").write_text(f"# Note {n}\n\nvaults and arches {n}\n")
+    index_bases([str(tmp_path / "fleet")], True)
+    monkeypatch.setattr(warm, "PAUSE_EVERY", 3)
+    paused: list[int] = []
+    store = Store.open(base)
+    try:
+        held = warm.WarmCopy(store).read(lambda: paused.append(1))
+        unpaused = warm.WarmCopy(store).read()
+    finally:
+        store.close()
+    assert held is not None and unpaused is not None
+    chunks = held.chunks
+    assert chunks >= 7 and len(paused) == (chunks + 2) // 3  # before chunks 0, 3, 6, ...

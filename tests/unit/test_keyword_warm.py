@@ -103,3 +103,37 @@ def test_a_fleet_reopened_mid_read_waits_at_least_as_long_as_that_read_had_run(
     finally:
         release.set()
         live.close()
+
+
+def test_the_build_stops_at_the_first_checkpoint_that_says_so(
+    example_fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each step (token sets, the index, the prepared entries, the suggestion index) looks at
+    `stopped` every STOP_CHECK_EVERY entries: a Memory let go stops building at once."""
+    import kb.pure.answering.keyword as keyword
+
+    monkeypatch.setattr(keywordwarm, "STOP_CHECK_EVERY", 1)
+    monkeypatch.setattr(keyword, "STOP_CHECK_EVERY", 1)
+    with Memory.open([str(example_fleet / "fleet")]) as memory:
+        keyed = memory._keyed
+    looks: list[int] = []
+
+    def counted() -> bool:
+        looks.append(1)
+        return False
+
+    index, suggester = keywordwarm.built(keyed, counted)
+    assert index is not None and suggester is not None
+    n, total = len(keyed), len(looks)
+    # the first look of each step: token sets, the index, the prepared entries; the last look
+    # (the suggestion index's last key)
+    for asks in (1, n + 1, 2 * n + 1, total):
+        calls: list[int] = []
+
+        def stopped(asks: int = asks, calls: list[int] = calls) -> bool:
+            calls.append(1)
+            return len(calls) >= asks
+
+        assert keywordwarm.built(keyed, stopped) == (None, None), asks
+        # not one entry further (prepare_all returns, and `built` asks once more)
+        assert asks <= len(calls) <= asks + 1

@@ -51,9 +51,9 @@ def _collector_while_reading(m: Memory, monkeypatch: pytest.MonkeyPatch) -> list
     copy = m._stores[0].warm_copy
     read = copy.read
 
-    def reading() -> object:
+    def reading(pause: object = None) -> object:
         seen.append(gc.isenabled())
-        return read()
+        return read(pause)  # type: ignore[arg-type]
 
     monkeypatch.setattr(copy, "read", reading)
     return seen

@@ -6,11 +6,15 @@ each of which must then wait for it while a warming thread (pure Python, buildin
 keyword index) holds it, up to the switch interval (5 ms). At 100,000 notes a `kb route`
 right after an edit took 7-17 s that way instead of about 0.7 s. The warming thread checks
 here between its steps (a base's text, a slice of headers, a thousand entries prepared).
+Between two checkpoints (building the index from the decoded headers took seconds at
+100,000 notes) it still holds the interpreter for a whole switch interval each time it
+takes it, so while a request's work runs the interval is `SERVING_SWITCH_S` instead.
 """
 
 from __future__ import annotations
 
 import _thread  # not `threading`: kb.io.answering.memory imports this, and a hot verb with it
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,22 +22,32 @@ from contextlib import contextmanager
 # A checkpoint waits at most this long: a stream of requests slows a warm read, never stops it.
 MAX_WAIT_S = 2.0
 POLL_S = 0.002
+# The switch interval while a request's work runs: a `stat` or a SQLite call of the request
+# waits at most this long for a warming thread to let go of the interpreter (at the default
+# 5 ms, the first edit after a start at 100,000 notes took 3.2 s to answer instead of 0.5-0.7).
+SERVING_SWITCH_S = 0.00005
 
 _lock = _thread.allocate_lock()
 _running = 0
+_switch_before = 0.0
 
 
 @contextmanager
 def serving() -> Iterator[None]:
     """Mark a request's work that must not wait on a background read."""
-    global _running
+    global _running, _switch_before
     with _lock:
+        if _running == 0:
+            _switch_before = sys.getswitchinterval()
+            sys.setswitchinterval(SERVING_SWITCH_S)
         _running += 1
     try:
         yield
     finally:
         with _lock:
             _running -= 1
+            if _running == 0:
+                sys.setswitchinterval(_switch_before)
 
 
 def wait_idle(limit_s: float = MAX_WAIT_S) -> None:

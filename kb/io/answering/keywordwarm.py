@@ -10,7 +10,7 @@ share. The rest is values in memory that no question sees until they are install
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from itertools import islice
 from typing import Any
@@ -18,19 +18,22 @@ from typing import Any
 from kb.io.answering import foreground
 from kb.io.answering.opened import HEADERS_AT_ONCE, OpenBase, entry_of
 from kb.io.store import FileHeader, token_sets_of
-from kb.pure.answering.entries import Entry, Prepared, prepared_from, token_sets
-from kb.pure.answering.keyword import KeywordIndex
+from kb.pure.answering.entries import Entry, Prepared, TokenSets, prepared_from, token_sets
+from kb.pure.answering.keyword import STOP_CHECK_EVERY, KeywordIndex, Stopped
 from kb.pure.answering.suggest import SuggestIndex
 
 Keyed = list[tuple[Entry, FileHeader]]
 
 
-def index_of(keyed: Keyed) -> KeywordIndex:
-    """The keyword index over these entries, by the token sets their headers cached."""
-    sets = [
-        token_sets_of(h) or token_sets(e.stem, e.title, e.keywords, e.summary) for e, h in keyed
-    ]
-    return KeywordIndex([e for e, _ in keyed], sets)
+def index_of(keyed: Keyed, stopped: Callable[[], bool] | None = None) -> KeywordIndex:
+    """The keyword index over these entries, by the token sets their headers cached. Raises
+    `Stopped` when `stopped`, asked every `STOP_CHECK_EVERY` entries, says so."""
+    sets: list[TokenSets] = []
+    for n, (e, h) in enumerate(keyed):
+        if stopped is not None and n % STOP_CHECK_EVERY == 0 and stopped():
+            raise Stopped
+        sets.append(token_sets_of(h) or token_sets(e.stem, e.title, e.keywords, e.summary))
+    return KeywordIndex([e for e, _ in keyed], sets, stopped)
 
 
 def prepared_of(base: str, h: FileHeader) -> Prepared:
@@ -73,8 +76,21 @@ def built(
         foreground.wait_idle()
         return stopped()
 
-    index = index_of(keyed)
-    index.prepare_all(waited_or_stopped)
-    if stopped():
+    def key_norms(index: KeywordIndex) -> Iterator[tuple[str, str]]:
+        for n, pair in enumerate(index.key_norms()):
+            if n % STOP_CHECK_EVERY == 0 and waited_or_stopped():
+                raise Stopped
+            yield pair
+
+    # Each step looks at `waited_or_stopped` every STOP_CHECK_EVERY entries or keys: a request
+    # goes first (kb.io.answering.foreground), and a Memory let go stops building at once
+    # (building the index from the decoded headers ran on for seconds at 100,000 notes,
+    # and slowed the first questions after a change to about 1 s).
+    try:
+        index = index_of(keyed, waited_or_stopped)
+        index.prepare_all(waited_or_stopped)
+        if stopped():
+            return None, None
+        return index, SuggestIndex(key_norms(index))
+    except Stopped:
         return None, None
-    return index, SuggestIndex(index.key_norms())

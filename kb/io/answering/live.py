@@ -227,31 +227,34 @@ class LiveMemory:
         """Whether the fleet was opened again (what a server then holds)."""
         try:
             with foreground.serving():  # a warming thread waits: see kb.io.answering.foreground
-                walked = walk_again(self.memory, changed)
-                if _stamp_of_walk(walked) == self._stamp:
-                    return False
-                # Opened from this walk, not a second one (half of a re-open's time at 100,000
-                # notes), and an unchanged base with the stat pass it had (walk_again).
-                old = self.memory
-                fresh = Memory.open_walked(old.opened, walked, self.include_private, (), old.bases)
-            self.memory = fresh
-            before = set(old.warnings())
-            fresh.resident = old.resident
-            fresh.adopt_warm(old)  # each unchanged base stays held; the rest is read later
-            # once warm, kept warm: the open before may still be waiting for its warm read
-            self._keep_warm = self._keep_warm or old.is_warming()
-            if self._keep_warm:
-                self._warm_when_quiet(fresh)
-            old.release()
-            self._stamp = stamp_of(fresh)
-            self.reopened += 1
-            if self._warn is not None:
-                for line in fresh.warnings():
-                    if line not in before:
-                        self._warn(line)
-            return True
+                return self._reopen_from(walk_again(self.memory, changed))
         except (WalkError, OpenError, OSError):
             return False  # half-way through a change: keep answering from the last good open
+
+    def _reopen_from(self, walked: list[BaseSnapshot | WalkError]) -> bool:
+        """`_reopen_once` from this walk: whether the fleet was opened again."""
+        if _stamp_of_walk(walked) == self._stamp:
+            return False
+        # Opened from this walk, not a second one (half of a re-open's time at 100,000
+        # notes), and an unchanged base with the stat pass it had (walk_again).
+        old = self.memory
+        fresh = Memory.open_walked(old.opened, walked, self.include_private, (), old.bases)
+        self.memory = fresh
+        before = set(old.warnings())
+        fresh.resident = old.resident
+        fresh.adopt_warm(old)  # each unchanged base stays held; the rest is read later
+        # once warm, kept warm: the open before may still be waiting for its warm read
+        self._keep_warm = self._keep_warm or old.is_warming()
+        if self._keep_warm:
+            self._warm_when_quiet(fresh)
+        old.release()
+        self._stamp = stamp_of(fresh)
+        self.reopened += 1
+        if self._warn is not None:
+            for line in fresh.warnings():
+                if line not in before:
+                    self._warn(line)
+        return True
 
     def _warm_when_quiet(self, fresh: Memory) -> None:
         """Warm a re-opened fleet once the disk has been quiet for as long as its last warm

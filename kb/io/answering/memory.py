@@ -414,7 +414,7 @@ class Memory:
                     store.warm_copy.load()
                     continue
             foreground.wait_idle()  # a request re-opening a fleet goes first
-            read = store.warm_copy.read()
+            read = store.warm_copy.read(foreground.wait_idle)
             with self._lock:
                 if self._released:
                     break
