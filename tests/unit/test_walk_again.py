@@ -113,6 +113,31 @@ def test_a_partial_walk_finds_what_a_full_walk_finds(
             assert again <= at_most and again  # only the bases the change lies in
 
 
+def test_a_change_inside_a_folder_the_walk_skips_walks_nothing_again(root: Path) -> None:
+    """kb's own index writes (the re-index after an edit) land in the base's `.kb/`, and an
+    editor keeps its state in a dot folder: a walk lists neither, so neither makes the next
+    question walk the base again (the index files' stat is taken afresh for the fleet's
+    stamp, kb.io.answering.live.stamp_of, whatever the walk keeps). A dot file the walk does
+    list still does."""
+    wal = root / "fleet/ada/.kb/index.db-wal"
+    wal.parent.mkdir(parents=True, exist_ok=True)  # a new folder changes its parent
+    with Memory.open([str(root)]) as memory:
+        changed = _reported(root, lambda r: wal.write_text("frames\n", encoding="utf-8"))
+        assert changed and all("/.kb/" in p for p in changed)
+        editor = os.path.realpath(root / "fleet/ada/knowledge") + "/.obsidian/workspace.json"
+        for paths in (changed, [editor]):
+            walked = walk_again(memory, paths)
+            _same(walked, walk_roots(list(memory.opened), False))
+            assert all(w is b.snapshot for w, b in zip(walked, memory.bases, strict=True))
+        dotted = root / "fleet/ada/knowledge/.draft.md"
+        changed = _reported(root, lambda r: dotted.write_text("# Draft\n", encoding="utf-8"))
+        assert changed
+        walked = walk_again(memory, changed)
+        _same(walked, walk_roots(list(memory.opened), False))
+        ada = next(b.snapshot for b in memory.bases if b.snapshot.name == "ada")
+        assert ada not in walked  # walked again: it holds a new note
+
+
 @pytest.mark.parametrize("kind", ["hard link", "symlink"])
 def test_a_base_that_names_a_file_of_another_is_walked_again_with_it(root: Path, kind: str) -> None:
     """A change made through bruno's name for a file reaches ada's name for it too, and is

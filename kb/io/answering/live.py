@@ -316,11 +316,19 @@ def walk_again(memory: Memory, changed: Collection[str] | None) -> list[BaseSnap
     homes = [(s.real_root.rstrip(os.sep) + os.sep, given) for given, s in kept.items()]
     dirty: set[str] = set()
     for path in changed:
-        inside = [given for home, given in homes if (path + os.sep).startswith(home)]
+        inside = [(home, given) for home, given in homes if (path + os.sep).startswith(home)]
         if not inside:
             return walk_roots(opened, private)
-        dirty.update(inside)
+        dirty.update(given for home, given in inside if not _in_a_dot_folder(path, home))
     return walk_roots(opened, private, {g: s for g, s in kept.items() if g not in dirty})
+
+
+def _in_a_dot_folder(path: str, home: str) -> bool:
+    """Whether `path` lies inside a folder below `home` whose name starts with a dot: a walk
+    never lists one, so nothing changed there changes what it finds. Each change kb wrote to
+    a base's own `.kb/` index (the re-index that follows an edit) made the next question
+    walk that base again: at 100,000 notes, 0.2-0.4 s of each change's answer."""
+    return any(part.startswith(".") for part in path[len(home) :].split(os.sep)[:-1])
 
 
 def _alone(snapshot: BaseSnapshot) -> bool:
