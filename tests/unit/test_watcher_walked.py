@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -163,3 +164,26 @@ def test_a_commit_to_an_index_is_a_change(watched: tuple[Path, Watcher]) -> None
             keep.close()
     finally:
         watcher.stop()
+
+
+def test_a_cookie_is_not_held_back_by_a_rename(watched: tuple[Path, Watcher]) -> None:
+    """Every write kb makes is a rename (kb.io.files.atomic), a refusal's miss log at the
+    fleet's root among them, made while the request's cookie travels. watchdog holds a
+    rename's first half to pair it with its second, and its reader slept out that whole
+    hold (0.5 s) whenever the first half reached it alone: the cookie behind it came back
+    0.5 s late, and at SYNC_TIMEOUT_S the watcher was given up for the stat pass for good
+    (112 of 300 refusals then took over 100 ms at 10,000 notes, against none)."""
+    from kb.io.logs import misslog
+
+    fleet, watcher = watched
+    waits: list[float] = []
+    try:
+        for i in range(100):  # as the daemon answers a refusal: cookie, miss log, wait
+            started = time.monotonic()
+            assert watcher.send()
+            misslog.record(fleet / "kb-misses.txt", f"zorbly quax {i}", (), "2026-12-04")
+            assert watcher.wait(), (i, watcher.why)
+            waits.append(time.monotonic() - started)
+    finally:
+        watcher.stop()
+    assert max(waits) < 0.25, sorted(waits)[-5:]

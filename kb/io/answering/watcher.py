@@ -33,6 +33,13 @@ WATCH_ENV = "KB_DAEMON_WATCH"
 # How long a request waits for the watcher to report its cookie; a watcher this late is
 # not trusted any more.
 SYNC_TIMEOUT_S = 0.5
+# How long watchdog holds the first half of a rename to pair it with its second (0.5 s of
+# its own): its reader sleeps out the whole hold once a first half reaches it alone, even
+# after the second half came, so a cookie behind any rename in the fleet (every write kb
+# makes, a refusal's miss log among them) came back up to 0.5 s late, and at 0.5 s the
+# watcher was given up for the stat pass for good (3 requests in 160 refusals at 10,000
+# notes, and every later one walked the fleet). The kernel queues both halves back to back.
+MOVE_PAIRING_S = 0.005
 # A fleet whose stat pass costs less than a cookie's round trip is checked by stat: as
 # exact, and cheaper. watchdog hands each event over as the kernel queues it (no batching
 # step), so a cookie comes back in about 0.4 ms (p95 0.6 ms, 200 cookies beside a watched
@@ -203,7 +210,7 @@ class Watcher:
                     recursive=False,
                     event_filter=changes,
                 )
-            observer.start()
+            _start_pairing_moves_briefly(observer)
         except Exception as e:  # a watch limit, a vanished folder: the stat pass answers
             self.why = f"the watcher could not start ({' '.join(str(e).split())})"
             self._observer = observer
@@ -339,3 +346,20 @@ class Watcher:
         with contextlib.suppress(Exception):
             observer.stop()
             observer.join(timeout=3)
+
+
+def _start_pairing_moves_briefly(observer: Any) -> None:
+    """Start `observer` with its inotify watches holding a rename's first half for
+    `MOVE_PAIRING_S`. watchdog reads the hold from its grouper's class when a watch starts,
+    and has no setting for it: the class is given the short hold for this start only."""
+    try:
+        from watchdog.observers.inotify_move_event_grouper import InotifyMoveEventGrouper
+    except ImportError:  # not inotify (macOS): no grouper to hold anything
+        observer.start()
+        return
+    before = InotifyMoveEventGrouper.delay
+    InotifyMoveEventGrouper.delay = MOVE_PAIRING_S
+    try:
+        observer.start()
+    finally:
+        InotifyMoveEventGrouper.delay = before
