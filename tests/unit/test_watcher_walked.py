@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -177,6 +178,10 @@ def test_a_cookie_is_not_held_back_by_a_rename(watched: tuple[Path, Watcher]) ->
 
     fleet, watcher = watched
     waits: list[float] = []
+    # Threads switched often, as in a daemon whose request runs beside a warming thread
+    # (kb.io.answering.foreground): the reader then often wakes between the two halves.
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
     try:
         for i in range(100):  # as the daemon answers a refusal: cookie, miss log, wait
             started = time.monotonic()
@@ -185,5 +190,6 @@ def test_a_cookie_is_not_held_back_by_a_rename(watched: tuple[Path, Watcher]) ->
             assert watcher.wait(), (i, watcher.why)
             waits.append(time.monotonic() - started)
     finally:
+        sys.setswitchinterval(switch)
         watcher.stop()
-    assert max(waits) < 0.25, sorted(waits)[-5:]
+    assert max(waits) < 0.4, sorted(waits)[-5:]  # held back: 0.5 s, or given up
