@@ -56,15 +56,22 @@ def test_a_reopen_walks_and_opens_as_a_request(
         lm.close()
 
 
-def test_a_request_runs_at_a_short_switch_interval_and_restores_the_callers() -> None:
+def test_a_request_beside_a_background_read_runs_at_a_short_switch_interval() -> None:
     import sys
 
     before = sys.getswitchinterval()
     with foreground.serving():
-        assert sys.getswitchinterval() == pytest.approx(foreground.SERVING_SWITCH_S)
-        with foreground.serving():  # nested (a re-open inside a daemon's request)
+        assert sys.getswitchinterval() == before  # a lone request: nothing to switch to
+        with foreground.background():
             assert sys.getswitchinterval() == pytest.approx(foreground.SERVING_SWITCH_S)
-        assert sys.getswitchinterval() == pytest.approx(foreground.SERVING_SWITCH_S)
+            with foreground.serving():  # nested (a re-open inside a daemon's request)
+                assert sys.getswitchinterval() == pytest.approx(foreground.SERVING_SWITCH_S)
+            assert sys.getswitchinterval() == pytest.approx(foreground.SERVING_SWITCH_S)
+        assert sys.getswitchinterval() == before
+    with foreground.background():
+        assert sys.getswitchinterval() == before  # a lone read: as the host set it
+        with foreground.serving():
+            assert sys.getswitchinterval() == pytest.approx(foreground.SERVING_SWITCH_S)
     assert sys.getswitchinterval() == before
 
 

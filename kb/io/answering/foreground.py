@@ -8,7 +8,8 @@ right after an edit took 7-17 s that way instead of about 0.7 s. The warming thr
 here between its steps (a base's text, a slice of headers, a thousand entries prepared).
 Between two checkpoints (building the index from the decoded headers took seconds at
 100,000 notes) it still holds the interpreter for a whole switch interval each time it
-takes it, so while a request's work runs the interval is `SERVING_SWITCH_S` instead.
+takes it, so while a request's work runs beside a background read the interval is
+`SERVING_SWITCH_S` instead.
 """
 
 from __future__ import annotations
@@ -22,32 +23,58 @@ from contextlib import contextmanager
 # A checkpoint waits at most this long: a stream of requests slows a warm read, never stops it.
 MAX_WAIT_S = 2.0
 POLL_S = 0.002
-# The switch interval while a request's work runs: a `stat` or a SQLite call of the request
-# waits at most this long for a warming thread to let go of the interpreter (at the default
-# 5 ms, the first edit after a start at 100,000 notes took 3.2 s to answer instead of 0.5-0.7).
+# The switch interval while a request's work runs beside a background read: a `stat` or a
+# SQLite call of the request waits at most this long for the reading thread to let go of the
+# interpreter (at the default 5 ms, the first edit after a start at 100,000 notes took 3.2 s
+# to answer instead of 0.5-0.7). Only then: more switching costs a lone request for nothing.
 SERVING_SWITCH_S = 0.00005
 
 _lock = _thread.allocate_lock()
 _running = 0
-_switch_before = 0.0
+_background = 0
+_switch_before: float | None = None  # the interval to restore, while it is lowered
+
+
+def _retune() -> None:
+    """Under `_lock`: the short switch interval exactly while a request runs beside a read."""
+    global _switch_before
+    wanted = _running > 0 and _background > 0
+    if wanted and _switch_before is None:
+        _switch_before = sys.getswitchinterval()
+        sys.setswitchinterval(SERVING_SWITCH_S)
+    elif not wanted and _switch_before is not None:
+        sys.setswitchinterval(_switch_before)
+        _switch_before = None
 
 
 @contextmanager
 def serving() -> Iterator[None]:
     """Mark a request's work that must not wait on a background read."""
-    global _running, _switch_before
+    global _running
     with _lock:
-        if _running == 0:
-            _switch_before = sys.getswitchinterval()
-            sys.setswitchinterval(SERVING_SWITCH_S)
         _running += 1
+        _retune()
     try:
         yield
     finally:
         with _lock:
             _running -= 1
-            if _running == 0:
-                sys.setswitchinterval(_switch_before)
+            _retune()
+
+
+@contextmanager
+def background() -> Iterator[None]:
+    """Mark a background read (a warming thread's whole run)."""
+    global _background
+    with _lock:
+        _background += 1
+        _retune()
+    try:
+        yield
+    finally:
+        with _lock:
+            _background -= 1
+            _retune()
 
 
 def wait_idle(limit_s: float = MAX_WAIT_S) -> None:

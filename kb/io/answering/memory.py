@@ -441,10 +441,10 @@ class Memory:
                 self.warm_seconds = time.monotonic() - started
 
     def _warm_in_background(self) -> None:
-        """The warming thread: `_warm_all`, then it is gone (a later stale base starts
-        another)."""
+        """The warming thread: `_warm_all`, then gone (a later stale base starts another)."""
         try:
-            self._warm_all()
+            with foreground.background():
+                self._warm_all()
         finally:
             with self._lock:
                 self._warm_worker = None
