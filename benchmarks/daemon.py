@@ -80,16 +80,18 @@ def hook_payload(question: str, cwd: Path, round_no: int) -> str:
 
 
 def _held_in_memory(fleet: Path, env: dict[str, str], limit_s: float = 120.0) -> None:
-    """Wait until the daemon holds every base of the fleet it opened in memory (decision
-    0037: read in the background after its first request), so the rounds time a warm
-    daemon, as a session's hooks meet it after its first prompt."""
+    """Wait until the daemon holds every base of the fleet it opened in memory, and its
+    keyword index (decision 0037: read in the background after its first request), so the
+    rounds time a warm daemon, as a session's hooks meet it after its first prompts (at
+    100,000 notes the keyword index follows the text by 8-9 s: rounds timed in that wait
+    answered from the persisted postings)."""
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
         out = subprocess.run(
             [str(KB), "daemon", "status", "--json"], cwd=fleet, env=env, capture_output=True
         )
         memory = json.loads(out.stdout or "{}").get("memory") or {}
-        if memory.get("fleets") and memory.get("held") == memory.get("bases"):
+        if memory.get("fleets") and memory.get("warm") == memory.get("fleets"):
             return
         time.sleep(0.5)
 

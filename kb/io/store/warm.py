@@ -90,34 +90,33 @@ class WarmCopy:
                         "JOIN files f ON f.base = s.base AND f.path = s.path"
                     )
                 ]
-                # The rows are copied as stored into a temporary table (0.4 s for the largest
-                # base of 100,000 notes) and decoded after the transaction ends: building the
-                # postings inside it held the snapshot 5.6 s, and the write-ahead log could
-                # not be checkpointed past it meanwhile. Fetched into a Python list instead,
-                # their 48 MB stayed in the process after they were freed (RSS 170 MB
-                # against 119 MB). Each row is decoded as the postings take it: decoded all
-                # at once, a base's word lists were the read's peak (248 MB for 92 MB kept).
-                conn.execute("DROP TABLE IF EXISTS temp.kb_warm_rows")
-                conn.execute(
-                    "CREATE TEMP TABLE kb_warm_rows AS SELECT k.rowid AS id, c.heading_path "
-                    "AS heading, k.counts AS counts FROM chunk_counts k "
-                    "JOIN chunks c ON c.rowid = k.rowid ORDER BY k.rowid"
+                # Chunks stream from the cursor into the postings, one at a time: held as a
+                # list first, a base's word lists were the read's peak (248 MB traced for
+                # 92 MB kept, the largest base of 100,000 notes), and the allocator kept
+                # much of that peak after it was freed. The snapshot is held meanwhile (5.6 s
+                # for that base), so the write-ahead log is not checkpointed past it until
+                # the read ends; writers go on. Copying the rows out first was measured and
+                # not kept: into a list, 50 MB more stayed in the process; into a temporary
+                # table, 60 MB more in memory, or private notes' words in a file of the
+                # system's temporary folder.
+                stored = (
+                    ChunkFacts(int(rowid), str(heading or ""), *_stored_words(str(words_of)))
+                    for rowid, heading, words_of in _pausing(
+                        conn.execute(
+                            "SELECT k.rowid, c.heading_path, k.counts FROM chunk_counts k "
+                            "JOIN chunks c ON c.rowid = k.rowid ORDER BY k.rowid"
+                        ),
+                        pause,
+                    )
                 )
-            finally:
-                conn.execute("COMMIT")
-            rows = conn.execute("SELECT id, heading, counts FROM temp.kb_warm_rows ORDER BY rowid")
-            stored = (
-                ChunkFacts(int(rowid), str(heading or ""), *_stored_words(str(words_of)))
-                for rowid, heading, words_of in _pausing(rows, pause)
-            )
-            # the bounds the SQL path reads, where they are set, so both find the same words
-            rules = StemRules(
-                vocabulary.STEM_SCAN_MAX, vocabulary.STEM_CLASS_MAX, vocabulary.PRUNE_MIN_CHUNKS
-            )
-            try:
+                # the bounds the SQL path reads, where they are set, so both find the same
+                # words
+                rules = StemRules(
+                    vocabulary.STEM_SCAN_MAX, vocabulary.STEM_CLASS_MAX, vocabulary.PRUNE_MIN_CHUNKS
+                )
                 warm = warm_text(stamp, rules, chunks, tokens, terms, stored, files, pages)
             finally:
-                conn.execute("DROP TABLE temp.kb_warm_rows")
+                conn.execute("COMMIT")
             if own:
                 _share_warm(self._store.path, warm)
             return warm
