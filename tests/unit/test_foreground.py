@@ -44,14 +44,14 @@ def test_a_reopen_walks_and_opens_as_a_request(
     real = live.walk_again
 
     def walking(memory: Memory, changed: object) -> object:
-        seen.append(foreground._running)
+        seen.append(foreground._running["request"])
         return real(memory, changed)  # type: ignore[arg-type]
 
     monkeypatch.setattr(live, "walk_again", walking)
     lm = live.LiveMemory(Memory.open([str(example_fleet / "fleet")]))
     try:
         lm.refresh()
-        assert seen == [1] and foreground._running == 0
+        assert seen == [1] and foreground._running["request"] == 0
     finally:
         lm.close()
 

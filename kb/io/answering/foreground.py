@@ -18,7 +18,7 @@ import _thread  # not `threading`: kb.io.answering.memory imports this, and a ho
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 # A checkpoint waits at most this long: a stream of requests slows a warm read, never stops it.
 MAX_WAIT_S = 2.0
@@ -30,55 +30,43 @@ POLL_S = 0.002
 SERVING_SWITCH_S = 0.00005
 
 _lock = _thread.allocate_lock()
-_running = 0
-_background = 0
+# how many requests' works and background reads run now, by kind
+_running = {"request": 0, "read": 0}
 _switch_before: float | None = None  # the interval to restore, while it is lowered
 
 
-def _retune() -> None:
-    """Under `_lock`: the short switch interval exactly while a request runs beside a read."""
+@contextmanager
+def _marked(kind: str) -> Iterator[None]:
+    """Count one running work of `kind` while the block runs, with the switch interval
+    short exactly while a request runs beside a read."""
     global _switch_before
-    wanted = _running > 0 and _background > 0
-    if wanted and _switch_before is None:
-        _switch_before = sys.getswitchinterval()
-        sys.setswitchinterval(SERVING_SWITCH_S)
-    elif not wanted and _switch_before is not None:
-        sys.setswitchinterval(_switch_before)
-        _switch_before = None
+    with _lock:
+        _running[kind] += 1
+        if _running["request"] and _running["read"] and _switch_before is None:
+            _switch_before = sys.getswitchinterval()
+            sys.setswitchinterval(SERVING_SWITCH_S)
+    try:
+        yield
+    finally:
+        with _lock:
+            _running[kind] -= 1
+            if not (_running["request"] and _running["read"]) and _switch_before is not None:
+                sys.setswitchinterval(_switch_before)
+                _switch_before = None
 
 
-@contextmanager
-def serving() -> Iterator[None]:
+def serving() -> AbstractContextManager[None]:
     """Mark a request's work that must not wait on a background read."""
-    global _running
-    with _lock:
-        _running += 1
-        _retune()
-    try:
-        yield
-    finally:
-        with _lock:
-            _running -= 1
-            _retune()
+    return _marked("request")
 
 
-@contextmanager
-def background() -> Iterator[None]:
+def background() -> AbstractContextManager[None]:
     """Mark a background read (a warming thread's whole run)."""
-    global _background
-    with _lock:
-        _background += 1
-        _retune()
-    try:
-        yield
-    finally:
-        with _lock:
-            _background -= 1
-            _retune()
+    return _marked("read")
 
 
 def wait_idle(limit_s: float = MAX_WAIT_S) -> None:
     """A background read's checkpoint: wait while a request's work runs, at most `limit_s`."""
     end = time.monotonic() + limit_s
-    while _running and time.monotonic() < end:
+    while _running["request"] and time.monotonic() < end:
         time.sleep(POLL_S)
