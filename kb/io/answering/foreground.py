@@ -5,11 +5,10 @@ A re-open walks the fleet: one `stat` a file, each of which lets go of the inter
 each of which must then wait for it while a warming thread (pure Python, building a
 keyword index) holds it, up to the switch interval (5 ms). At 100,000 notes a `kb route`
 right after an edit took 7-17 s that way instead of about 0.7 s. The warming thread checks
-here between its steps (a base's text, a slice of headers, a thousand entries prepared).
-Between two checkpoints (building the index from the decoded headers took seconds at
-100,000 notes) it still holds the interpreter for a whole switch interval each time it
-takes it, so while a request's work runs beside a background read the interval is
-`SERVING_SWITCH_S` instead.
+here between its steps: a slice of headers, every 1,024 entries of each step that builds
+the keyword index, every 1,024 chunks of a base's text. Between two checkpoints it still
+holds the interpreter for a whole switch interval each time it takes it, so while a
+request's work runs beside a background read the interval is `SERVING_SWITCH_S` instead.
 """
 
 from __future__ import annotations
