@@ -8,14 +8,17 @@ import math
 
 import pytest
 
+from kb.pure.answering import keyword
 from kb.pure.answering.entries import Entry, Prepared, token_sets
 from kb.pure.answering.keyword import (
     LAYERED_MIN,
     W_WORD_MAX,
     KeywordIndex,
+    Stopped,
     idf_of,
     phrase_words,
     postings_words,
+    rank_bounded,
     rank_prepared,
     term_prefixes,
     word_weight,
@@ -259,3 +262,67 @@ def test_prepare_all_stops_when_told() -> None:
     assert index._prepared == {}
     index.prepare_all(lambda: False)
     assert len(index._prepared) == len(entries)
+
+
+def test_hits_tied_on_score_and_path_keep_the_entry_order() -> None:
+    # two bases can hold the same path: the entry order (the fleet's) breaks the tie
+    es = [Entry(base, "k.md", "k", "", ("vigil",), "", False) for base in ("ada", "bruno")]
+    index = KeywordIndex.of(es)
+    prepared = [(1, index.prepared_at(1)), (0, index.prepared_at(0))]
+    assert [h.entry.base for h in rank_prepared(prepared, ["vigil"], 5, index.idf)] == [
+        "ada",
+        "bruno",
+    ]
+
+
+def test_the_persisted_ranking_decodes_until_the_top_is_above_every_bound_left() -> None:
+    """At idf 0.01: the entry holding both words scores 0.2 (keys, title and purpose) and
+    bounds 0.26; each holder of one word bounds 0.13, so once the first is decoded nothing
+    else is. The phrasal candidate's 0.01 is the best score until then. Every score is
+    under 1, and the bound's factor is 1, not 2."""
+    strong = note("a.md", keys=("lantern", "vigil"), title="lantern vigil", summary="lantern vigil")
+    weak = [note(f"b{k}.md", keys=("lantern",)) for k in range(4)]
+    hooked = note("p.md", keys=("harbor hook",), summary="lantern")
+    index = KeywordIndex.of([strong, *weak, hooked])
+    holding = {0: ["lantern", "vigil"], **{k: ["lantern"] for k in range(1, 5)}}
+    decoded: list[list[int]] = []
+
+    def decode(ids: list[int]) -> list[tuple[int, Prepared]]:
+        decoded.append(ids)
+        return [(i, index.prepared_at(i)) for i in ids]
+
+    def idf(_word: str) -> float:
+        return 0.01
+
+    phrasal = [(5, index.prepared_at(5))]
+    hits = rank_bounded(phrasal, holding, decode, ["lantern", "vigil"], 1, idf, slice_size=1)
+    assert [h.entry for h in hits] == [strong] and hits[0].score == pytest.approx(0.2)
+    assert decoded == [[0]]
+
+
+def test_the_index_and_prepare_all_look_at_stopped_every_so_many_entries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(keyword, "STOP_CHECK_EVERY", 2)
+    es = [note(f"n{k}.md", keys=(f"w{k}",)) for k in range(5)]
+    sets = [token_sets(e.stem, e.title, e.keywords, e.summary) for e in es]
+    looks: list[int] = []
+
+    def counted() -> bool:
+        looks.append(1)
+        return False
+
+    index = KeywordIndex(es, sets, counted)
+    assert len(looks) == 3  # before entries 0, 2 and 4
+    looks.clear()
+    index.prepare_all(counted)
+    assert len(looks) == 3 + (len(index._postings) + 1) // 2  # entries, then words
+    looks.clear()
+
+    def second() -> bool:
+        looks.append(1)
+        return len(looks) == 2
+
+    with pytest.raises(Stopped):
+        KeywordIndex(es, sets, second)
+    assert len(looks) == 2
