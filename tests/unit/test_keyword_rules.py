@@ -304,7 +304,7 @@ def test_the_index_and_prepare_all_look_at_stopped_every_so_many_entries(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(keyword, "STOP_CHECK_EVERY", 2)
-    es = [note(f"n{k}.md", keys=(f"w{k}",)) for k in range(5)]
+    es = [note(f"n{k}.md", keys=(f"w{k}",)) for k in range(4)] + [note("x.md", keys=("w4", "w5"))]
     sets = [token_sets(e.stem, e.title, e.keywords, e.summary) for e in es]
     looks: list[int] = []
 
@@ -316,7 +316,10 @@ def test_the_index_and_prepare_all_look_at_stopped_every_so_many_entries(
     assert len(looks) == 3  # before entries 0, 2 and 4
     looks.clear()
     index.prepare_all(counted)
-    assert len(looks) == 3 + (len(index._postings) + 1) // 2  # entries, then words
+    # w0-w5 and the stem `note`: an odd count, so looks before words 0, 2, 4 and 6 are told
+    # from looks before words 1, 3 and 5
+    assert len(index._postings) == 7
+    assert len(looks) == 3 + 4  # entries, then words
     looks.clear()
 
     def second() -> bool:
