@@ -13,6 +13,7 @@ from kb.pure.answering.suggest import (
     SUGGEST_FLOOR,
     SuggestIndex,
     asked_words,
+    kept_by_bound,
     look_alike,
     lookup_keys,
     part_score,
@@ -213,3 +214,22 @@ def test_the_bound_keeps_out_a_key_word_that_only_shares_a_common_trigram() -> N
     assert not within_bound(bound, "blaxify", 1)  # a typo's length, but neither end in place
     assert within_bound(bound, "quaxin", 1)  # a typo's length and its first two letters
     assert within_bound(bound, "quaxings", 4)  # Dice 8/11
+
+
+@settings(max_examples=500)
+@given(
+    word=st.one_of(st.sampled_from(WORDS), small_words).map(
+        lambda w: normalise(w)[0] if normalise(w) else "x"
+    ),
+    shared=st.dictionaries(
+        st.one_of(st.sampled_from(WORDS), small_words), st.integers(0, 9), max_size=12
+    ),
+)
+@example(word="aaaaaa", shared={"aaaaaa": 1, "aaaaa": 0})  # repeated trigrams
+@example(word="quaxing", shared={"quaxin": 1, "blaxify": 1, "quaxings": 4, "interesting": 1})
+def test_the_bound_filter_keeps_what_the_rule_keeps(word: str, shared: dict[str, int]) -> None:
+    """The daemon's filter over a refusal's candidates is the rule applied to each."""
+    tris = set(trigrams(word))
+    bound = word_bound(word, tris, len(trigrams(word)))
+    expected = {p for p, n in shared.items() if within_bound(bound, p, n)}
+    assert set(kept_by_bound(bound, shared)) == expected
