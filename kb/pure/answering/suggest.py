@@ -212,9 +212,7 @@ def kept_by_bound(bound: WordBound, shared: Mapping[str, int]) -> list[str]:
     low, high = bound.typo_lengths
     if low <= high:
         first, last = bound.ends
-        kept += [
-            p for p in shared if low <= len(p) <= high and (p[:2] == first or p[-2:] == last)
-        ]
+        kept += [p for p in shared if low <= len(p) <= high and (p[:2] == first or p[-2:] == last)]
     return kept
 
 
