@@ -107,6 +107,15 @@ def test_a_word_is_known_when_the_vocabulary_holds_it_as_it_is() -> None:
     assert known == {"floor", "floors", "lantern"}
 
 
+def test_a_word_id_is_its_place_in_the_vocabulary_and_none_for_any_other_word() -> None:
+    w = _warm([(1, "", "", "floor lantern mast")], [("a.md", 1, 1, False)])
+    assert w.vocabulary == ("floor", "lantern", "mast")
+    assert [w.word_id(x) for x in w.vocabulary] == [0, 1, 2]
+    # before the first word, between two, a prefix of one, after the last
+    assert [w.word_id(x) for x in ("apple", "kite", "lant", "zebra")] == [None] * 4
+    assert w.known_words(["zebra", "mast", "apple"]) == {"mast"}
+
+
 def test_holds_none_only_when_no_chunk_holds_any_word() -> None:
     w = _warm([(1, "", "", "floor")], [("a.md", 1, 1, False)])
     assert w.holds_none(["zzq", "qqx"])
@@ -150,7 +159,8 @@ def test_rank_scores_by_fts5_bm25_with_the_heading_weighing_twice() -> None:
     assert best == [(1, "alpha", "a.md"), (2, "alpha", "a.md")]
     # each posting's weight is bm25's before idf, over FTS5's average chunk length
     avgdl = 20 / 6
-    at = w.ids["floor"]
+    at = w.word_id("floor")
+    assert at is not None
     weights = list(w.post_weight[w.at[at] : w.at[at + 1]])
     assert weights == [_fts_bm25(2.0, 1.0, 4, avgdl), _fts_bm25(1.0, 1.0, 4, avgdl)]
 

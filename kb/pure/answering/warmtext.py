@@ -132,8 +132,10 @@ class WarmText:
     rules: StemRules
     chunks: int  # rows, from FTS5's averages record
     tokens: int  # tokens in every row, from the same record
-    vocabulary: tuple[str, ...]  # every indexed word, in FTS5's (code point) order
-    ids: Mapping[str, int]  # word -> its place in `vocabulary`
+    # every indexed word, in FTS5's (code point) order: a word's id is its place here,
+    # found by bisection (a dict of them was 15 of 189 MB of a warm fleet at 10,000 notes,
+    # and a question looks up a few words a base)
+    vocabulary: tuple[str, ...]
     doc: array[int]  # by word id: how many chunks hold it (FTS5's count)
     at: array[int]  # by word id: where its postings start (one more entry: the end)
     post_chunk: array[int]  # by posting: the chunk's place j
@@ -154,8 +156,13 @@ class WarmText:
     # memo: it never changes an answer, and a thread finds a whole array or none.
     orders: dict[int, array[int]] = field(factory=dict, repr=False)
 
+    def word_id(self, word: str) -> int | None:
+        """The word's place in `vocabulary`, or None when the base does not index it."""
+        i = bisect_left(self.vocabulary, word)
+        return i if i < len(self.vocabulary) and self.vocabulary[i] == word else None
+
     def _doc(self, word: str) -> int:
-        i = self.ids.get(word)
+        i = self.word_id(word)
         return 0 if i is None else self.doc[i]
 
     # -- the stem classes (`Vocabulary.text_stats`, `known_words`) ----------------------
@@ -194,7 +201,7 @@ class WarmText:
         looks in the term's stem class first and in the vocabulary where the class may be
         cut short; a term's own stem class holds it whenever the vocabulary does, so both
         come to this.)"""
-        return {t for t in terms if t in self.ids}
+        return {t for t in terms if self.word_id(t) is not None}
 
     def holds_none(self, words: Sequence[str]) -> bool:
         """No chunk holds any of `words` (a MATCH of them returns nothing)."""
@@ -217,7 +224,7 @@ class WarmText:
         rows = self.chunks
         out: list[tuple[int, float]] = []
         for word in dict.fromkeys(words):
-            i = self.ids.get(word)
+            i = self.word_id(word)
             if i is None:
                 continue
             hits = self.doc[i]
@@ -367,7 +374,7 @@ class WarmText:
         return [
             (w, self.at[i], self.at[i + 1])
             for w in sorted(set(forms))
-            if (i := self.ids.get(w)) is not None
+            if (i := self.word_id(w)) is not None
         ]
 
     def chunk_counts(
@@ -508,7 +515,6 @@ def warm_text(
         chunks=chunks,
         tokens=tokens,
         vocabulary=words,
-        ids=ids,
         doc=doc,
         at=at,
         post_chunk=post_chunk,
