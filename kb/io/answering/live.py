@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from kb.io.answering import collector, foreground
 from kb.io.answering.memory import Memory, OpenError, Scope
 from kb.io.notes.walk import BaseSnapshot, WalkError, walk_roots
-from kb.pure.notes.walked import INDEX_FILES, STATE_DIR
+from kb.pure.notes.walked import INDEX_FILES, STATE_DIR, inside_a_skipped_folder
 
 if TYPE_CHECKING:
     from kb.io.answering.watcher import Watcher
@@ -328,7 +328,7 @@ def _in_a_dot_folder(path: str, home: str) -> bool:
     never lists one, so nothing changed there changes what it finds. Each change kb wrote to
     a base's own `.kb/` index (the re-index that follows an edit) made the next question
     walk that base again: at 100,000 notes, 0.2-0.4 s of each change's answer."""
-    return any(part.startswith(".") for part in path[len(home) :].split(os.sep)[:-1])
+    return inside_a_skipped_folder(path[len(home) :].split(os.sep)[:-1])
 
 
 def _alone(snapshot: BaseSnapshot) -> bool:

@@ -20,6 +20,12 @@ STATE_DIR = ".kb"
 INDEX_FILES = ("index.db", "index.db-wal")  # a base's index, whose stat is in its stamp
 
 
+def inside_a_skipped_folder(folders: Sequence[str]) -> bool:
+    """Whether a path below a walked folder, by the names of the folders it lies in, is inside
+    one the walk never enters: a folder whose name starts with a dot."""
+    return any(f.startswith(".") for f in folders)
+
+
 def changes_a_walk(parts: Sequence[str], is_dir: bool, closed: bool = False) -> bool:
     """Whether a change at the path `parts` (its names below a watched folder; a folder when
     `is_dir`) can change what a walk reads. Names are compared case-folded, as a
@@ -38,14 +44,14 @@ def changes_a_walk(parts: Sequence[str], is_dir: bool, closed: bool = False) -> 
         # it holds either way, as a walk that fails keeps the last good open.
         return False
     *folders, name = (p.lower() for p in parts)
-    if any(f.startswith(".") for f in folders) or (is_dir and name.startswith(".")):
+    if inside_a_skipped_folder(folders) or (is_dir and name.startswith(".")):
         # inside a folder the walk skips: only a base's index files, in its own `.kb/` (a
         # folder by such a name too: the stamp stats whatever is there)
         return (
             not closed
             and len(folders) >= 1
             and folders[-1] == STATE_DIR
-            and not any(f.startswith(".") for f in folders[:-1])
+            and not inside_a_skipped_folder(folders[:-1])
             and name in INDEX_FILES
         )
     return is_dir or name.endswith(".md") or name in WALKED_FILES
