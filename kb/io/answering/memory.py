@@ -321,7 +321,7 @@ class Memory:
         """Hold this open fleet in memory for the questions to come: each base's text index
         (`kb.pure.answering.warmtext`: the same rankings, no SQL per question) and the keyword
         index, for a caller that asks many questions of one Memory (a server, an agent
-        framework, the resident kb); 5 s and 230 MB at 10,000 notes. `wait=False`: a thread
+        framework, the resident kb); 5 s and 174 MB at 10,000 notes. `wait=False`: a thread
         reads it while SQLite answers alike; a base re-indexed is read again. Returns the
         bases held (0 unless waiting; not an old index)."""
         with self._lock:
