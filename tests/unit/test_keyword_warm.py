@@ -112,7 +112,6 @@ def test_the_build_stops_at_the_first_checkpoint_that_says_so(
     `stopped` every STOP_CHECK_EVERY entries: a Memory let go stops building at once."""
     import kb.pure.answering.keyword as keyword
 
-    monkeypatch.setattr(keywordwarm, "STOP_CHECK_EVERY", 1)
     monkeypatch.setattr(keyword, "STOP_CHECK_EVERY", 1)
     with Memory.open([str(example_fleet / "fleet")]) as memory:
         keyed = memory._keyed

@@ -10,7 +10,7 @@ share. The rest is values in memory that no question sees until they are install
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from itertools import islice
 from typing import Any
@@ -19,7 +19,7 @@ from kb.io.answering import foreground
 from kb.io.answering.opened import HEADERS_AT_ONCE, OpenBase, entry_of
 from kb.io.store import FileHeader, token_sets_of
 from kb.pure.answering.entries import Entry, Prepared, TokenSets, prepared_from, token_sets
-from kb.pure.answering.keyword import STOP_CHECK_EVERY, KeywordIndex, Stopped
+from kb.pure.answering.keyword import KeywordIndex, Stopped, looking
 from kb.pure.answering.suggest import SuggestIndex
 
 Keyed = list[tuple[Entry, FileHeader]]
@@ -29,9 +29,7 @@ def index_of(keyed: Keyed, stopped: Callable[[], bool] | None = None) -> Keyword
     """The keyword index over these entries, by the token sets their headers cached. Raises
     `Stopped` when `stopped`, asked every `STOP_CHECK_EVERY` entries, says so."""
     sets: list[TokenSets] = []
-    for n, (e, h) in enumerate(keyed):
-        if stopped is not None and n % STOP_CHECK_EVERY == 0 and stopped():
-            raise Stopped
+    for e, h in looking(keyed, stopped):
         sets.append(token_sets_of(h) or token_sets(e.stem, e.title, e.keywords, e.summary))
     return KeywordIndex([e for e, _ in keyed], sets, stopped)
 
@@ -76,12 +74,6 @@ def built(
         foreground.wait_idle()
         return stopped()
 
-    def key_norms(index: KeywordIndex) -> Iterator[tuple[str, str]]:
-        for n, pair in enumerate(index.key_norms()):
-            if n % STOP_CHECK_EVERY == 0 and waited_or_stopped():
-                raise Stopped
-            yield pair
-
     # Each step looks at `waited_or_stopped` every STOP_CHECK_EVERY entries or keys: a request
     # goes first (kb.io.answering.foreground), and a Memory let go stops building at once
     # (building the index from the decoded headers ran on for seconds at 100,000 notes,
@@ -91,6 +83,6 @@ def built(
         index.prepare_all(waited_or_stopped)
         if stopped():
             return None, None
-        return index, SuggestIndex(key_norms(index))
+        return index, SuggestIndex(looking(index.key_norms(), waited_or_stopped))
     except Stopped:
         return None, None

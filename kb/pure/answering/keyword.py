@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from heapq import heappush, heapreplace
 from itertools import pairwise
+from typing import TypeVar
 
 from attrs import frozen
 
@@ -51,6 +52,7 @@ BOUND_SLACK = 1e-9
 # Candidates of the persisted postings decoded at once by `rank_bounded`, highest bound
 # first: one read of a base's header rows a slice, and few slices a question.
 BOUNDED_SLICE = 256
+_T = TypeVar("_T")
 
 
 @frozen
@@ -148,6 +150,19 @@ class Stopped(Exception):
     """The caller's `stopped` said to give up building the index."""
 
 
+def looking(items: Iterable[_T], stopped: Callable[[], bool] | None) -> Iterator[_T]:
+    """`items`, asking `stopped` before every `STOP_CHECK_EVERY`-th of them (the first
+    included): a long build's checkpoint. Raises `Stopped` when it says so; with no
+    `stopped`, the items as they are."""
+    if stopped is None:
+        yield from items
+        return
+    for n, item in enumerate(items):
+        if n % STOP_CHECK_EVERY == 0 and stopped():
+            raise Stopped
+        yield item
+
+
 class KeywordIndex:
     """Entries, document frequencies and two postings lists, built once per open.
 
@@ -176,9 +191,7 @@ class KeywordIndex:
         # one string per distinct phrase word: splitting the phrases made a new one for each
         # occurrence (7.6 of 189 MB held by a warm fleet of 10,000 notes)
         words: dict[str, str] = {}
-        for i, (bag, phrases, title, stem, summary, _) in enumerate(self._sets):
-            if stopped is not None and i % STOP_CHECK_EVERY == 0 and stopped():
-                raise Stopped
+        for i, (bag, phrases, title, stem, summary, _) in enumerate(looking(self._sets, stopped)):
             # Each entry appears once in a word's postings, so the postings' length is the
             # word's document frequency (the vocabulary: bag, title, stem, purpose words).
             for word in {*bag, *title, *stem, *summary}:
@@ -223,14 +236,13 @@ class KeywordIndex:
         warm for many questions: about 0.3 s and 0.2 s at 10,000 notes, 4.4 s and 4.7 s at
         100,000, which would otherwise fall on the first questions to reach each: a first
         question of a word held by 4,400 entries paid 5-10 ms for its layers)."""
-        for i in range(self.total):
-            if stopped is not None and i % STOP_CHECK_EVERY == 0 and stopped():
-                return  # the caller let it go: seconds of a core at 100,000 notes
-            self.prepared_at(i)
-        for n, word in enumerate(list(self._postings)):
-            if stopped is not None and n % STOP_CHECK_EVERY == 0 and stopped():
-                return
-            self._layers_of(word)
+        try:
+            for i in looking(range(self.total), stopped):
+                self.prepared_at(i)
+            for word in looking(list(self._postings), stopped):
+                self._layers_of(word)
+        except Stopped:
+            return  # the caller let it go: seconds of a core at 100,000 notes
 
     def holds(self, term: str) -> bool:
         """Whether some entry's vocabulary (keys, title, stem, purpose) holds the word."""
