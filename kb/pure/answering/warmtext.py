@@ -243,7 +243,7 @@ class WarmText:
             lo, hi = self.at[i], self.at[i + 1]
             # idf * part of each chunk holding the word, built in C: adding the postings one
             # at a time in Python was most of a long question's ranking (at 100,000 notes,
-            # questions of five words or more took 25-56 ms in the text ranking)
+            # the ten slowest questions took 13-56 ms in the text ranking)
             weighted = map(idf.__mul__, self.post_weight[lo:hi])
             added = dict(zip(self.post_chunk[lo:hi], weighted, strict=True))
             if not scores:
