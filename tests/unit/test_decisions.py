@@ -249,6 +249,16 @@ def test_keyword_matches_merge_without_repeats() -> None:
     assert fused[0].matched == ("backup", "restore")
     # declared keys covering the whole question weigh a whole share
     assert fused[0].score == pytest.approx(1.0)
+    # a file two entries lead to adds both shares, and repeats no word either named
+    other = khit("knowledge/a.md", 5.0, ("restore", "drill"), derived=True)
+    both = fuse([one, other], [], 5, {"backup": 1.0, "restore": 1.0, "drill": 1.0})
+    assert len(both) == 1
+    assert both[0].matched == ("backup", "restore", "drill")
+    assert both[0].why == ("keywords #1", "keywords #2")
+    assert both[0].score == pytest.approx(
+        keyword_share(one, {"backup": 1.0, "restore": 1.0, "drill": 1.0})
+        + KEYWORD_SHARE * 5.0 / 10.0
+    )
 
 
 def test_agreement_staleness_and_excerpts() -> None:

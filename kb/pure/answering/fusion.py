@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from kb.pure.answering.keyword import KeywordHit
 from kb.pure.notes.paths import Layer, layer_of
@@ -98,6 +98,31 @@ def keyword_share(hit: KeywordHit, weights: Mapping[str, float] | None) -> float
     return KEYWORD_SHARE + (1.0 - KEYWORD_SHARE) * min(1.0, covered) ** 2
 
 
+class _Gathered:
+    """One file's fields while `fuse` meets its hits (mutable, and local to one call)."""
+
+    __slots__ = (
+        "keyword_score",
+        "matched",
+        "passages",
+        "purpose",
+        "score",
+        "text_seen",
+        "title",
+        "why",
+    )
+
+    def __init__(self) -> None:
+        self.title = ""
+        self.purpose = ""
+        self.score = 0.0
+        self.keyword_score = 0.0
+        self.why: list[str] = []
+        self.matched: list[str] = []
+        self.passages: list[Passage] = []
+        self.text_seen = False
+
+
 def fuse(
     keyword: Sequence[KeywordHit],
     text: Sequence[TextHit],
@@ -117,49 +142,56 @@ def fuse(
             return th.score
         return file_scores.get((th.base, th.path), th.score)
 
-    order: list[tuple[str, str]] = []
-    found: dict[tuple[str, str], Found] = {}
     keyword_best = max(max((h.score for h in keyword), default=0.0), keyword_complete)
     text_best = max(
         max((text_score(t) for t in text), default=0.0),
         sum(weights.values()) if weights else 0.0,
     )
+    # Each file's fields gathered as the hits come, in first-met order, and its Found built
+    # once: an `evolve` per hit was 0.15 ms of an answer at 10,000 notes.
+    found: dict[tuple[str, str], _Gathered] = {}
 
-    def slot(base: str, path: str) -> Found:
+    def slot(base: str, path: str) -> _Gathered:
         key = (base, path)
-        if key not in found:
-            order.append(key)
-            found[key] = Found(base, path, layer_of(path), "", "", 0.0, 0.0, (), (), ())
-        return found[key]
+        f = found.get(key)
+        if f is None:
+            f = found[key] = _Gathered()
+        return f
 
     for r, hit in enumerate(keyword):
         if not hit.entry.rel:
             continue
         f = slot(hit.entry.base, hit.entry.rel)
-        matched = f.matched + tuple(m for m in hit.matched if m not in f.matched)
+        f.matched.extend([m for m in hit.matched if m not in f.matched])
         share = keyword_share(hit, weights) * hit.score / keyword_best if keyword_best > 0 else 0.0
-        found[(f.base, f.path)] = evolve(
-            f,
-            score=f.score + share,
-            keyword_score=hit.score,
-            why=(*f.why, f"keywords #{r + 1}"),
-            title=hit.entry.title,
-            purpose=hit.entry.summary,
-            matched=matched,
-        )
-    seen_text: set[tuple[str, str]] = set()
+        f.score += share
+        f.keyword_score = hit.score
+        f.why.append(f"keywords #{r + 1}")
+        f.title, f.purpose = hit.entry.title, hit.entry.summary
     for r, th in enumerate(text):
         f = slot(th.base, th.path)
-        key = (th.base, th.path)
-        score, why = f.score, f.why
-        if key not in seen_text:
-            seen_text.add(key)
+        if not f.text_seen:
+            f.text_seen = True
             # Hits built without a score (older callers) fall back to their rank.
-            score += text_score(th) / text_best if text_best > 0 else 1.0 / (r + 1)
-            why = (*why, f"text #{r + 1}")
-        passage = Passage(th.heading_path, th.text, th.excerpt, th.provenance, th.stage)
-        found[key] = evolve(f, score=score, why=why, passages=(*f.passages, passage))
-    ranked = sorted((found[k] for k in order), key=lambda f: (-f.score, f.path, f.base))
+            f.score += text_score(th) / text_best if text_best > 0 else 1.0 / (r + 1)
+            f.why.append(f"text #{r + 1}")
+        f.passages.append(Passage(th.heading_path, th.text, th.excerpt, th.provenance, th.stage))
+    built = (
+        Found(
+            base,
+            path,
+            layer_of(path),
+            f.title,
+            f.purpose,
+            f.score,
+            f.keyword_score,
+            tuple(f.why),
+            tuple(f.matched),
+            tuple(f.passages),
+        )
+        for (base, path), f in found.items()
+    )
+    ranked = sorted(built, key=lambda f: (-f.score, f.path, f.base))
     return ranked[:top]
 
 
