@@ -650,23 +650,36 @@ def _as_caller(
     """The caller's cwd, KB_* environment and stdin for one verb, restored after; what the
     verb writes to the streams itself is kept for the reply."""
     here = os.getcwd()
-    saved = {k: v for k, v in os.environ.items() if k.startswith("KB_") or k in client._ENV_NAMES}
+    saved = _caller_env()
+    wanted = {str(k): str(v) for k, v in env.items()}
     streams = sys.stdin, sys.stdout, sys.stderr
     out, err = io.StringIO(), io.StringIO()
     os.chdir(cwd)
     try:
-        for k in saved:
-            del os.environ[k]
-        os.environ.update({str(k): str(v) for k, v in env.items()})
+        _switch_env(saved, wanted)
         sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
         sys.stdout, sys.stderr = out, err
         yield out, err
     finally:
         sys.stdin, sys.stdout, sys.stderr = streams
-        for k in [k for k in os.environ if k.startswith("KB_") or k in client._ENV_NAMES]:
-            del os.environ[k]
-        os.environ.update(saved)
+        _switch_env(_caller_env(), saved)
         os.chdir(here)
+
+
+def _caller_env() -> dict[str, str]:
+    """The variables a request carries (client._env's choice) as this process has them."""
+    return {k: v for k, v in os.environ.items() if k.startswith("KB_") or k in client._ENV_NAMES}
+
+
+def _switch_env(now: dict[str, str], wanted: dict[str, str]) -> None:
+    """From `now` to `wanted`, touching only what differs: the caller's variables are most
+    often the daemon's own, and setting each one afresh was a tenth of a millisecond of
+    every request."""
+    for k in now.keys() - wanted.keys():
+        del os.environ[k]
+    for k, v in wanted.items():
+        if now.get(k) != v:
+            os.environ[k] = v
 
 
 def main(argv: list[str]) -> int:
