@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from kb.io.answering.memory import Memory
 from kb.io.logs import misslog as misslog_io
 from kb.pure.answering.verdict import Confidence
-from kb.pure.logs.misslog import Miss, ordered, parse, render
+from kb.pure.logs.misslog import Miss, ordered, parse, record, render
 from tests.conftest import EXAMPLE_FLEET
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -103,6 +103,29 @@ def test_k_refusals_make_one_line_counted_k(
 @given(misses=miss_lists())
 def test_parse_render_round_trips(misses: list[Miss]) -> None:
     assert parse(render(misses)) == ordered(misses)
+
+
+# What a refusal hands `record`: any text at all, line breaks, commas, runs of spaces and
+# questions past the length the log keeps included.
+_raw = st.text(st.characters(blacklist_categories=["Cs"]), max_size=600)
+
+
+@SETTINGS
+@given(
+    start=miss_lists(),
+    asked=st.lists(
+        st.tuples(st.one_of(_raw, any_question), st.lists(_raw, max_size=3), dates), max_size=4
+    ),
+)
+def test_what_record_returns_is_what_its_render_reads_back(
+    start: list[Miss], asked: list[tuple[str, list[str], str]]
+) -> None:
+    """A resident kb keeps the rows it wrote rather than reading them back
+    (kb.io.logs.misslog._rows), so the two must be the same rows."""
+    misses = ordered(start)
+    for question, offered, day in asked:
+        misses = record(misses, question, offered, day)
+        assert parse(render(misses)) == misses
 
 
 @SETTINGS

@@ -77,3 +77,23 @@ def test_every_log_defers_the_same_way(tmp_path: Path) -> None:
     assert [m.message for m in routelogs.load_misroutes(misroutes)] == ["book me a flight"]
     assert [a.message for a in routelogs.load_abstentions(abstentions)] == ["will it rain"]
     assert [r.slug for r in rejectlog.load(rejections)] == ["slug"]
+
+
+def test_a_log_changed_by_another_writer_is_read_again(tmp_path: Path) -> None:
+    """A process keeps the rows it last wrote (misslog._rows) and uses them only while the
+    file holds exactly what it wrote: an edit by hand or another process's write between two
+    refusals is read, not written over."""
+    log = tmp_path / "kb-misses.txt"
+    assert misslog.record(log, "first question", ["word"], "2026-12-01") is None
+    assert misslog.record(log, "first question", [], "2026-12-02") is None  # kept rows
+    assert [(m.question, m.count) for m in misslog.load(log)] == [("first question", 2)]
+    text = log.read_text(encoding="utf-8")
+    log.write_text(text.replace("2    ", "7    ", 1), encoding="utf-8")  # edited by hand
+    assert misslog.record(log, "second question", [], "2026-12-03") is None
+    assert {(m.question, m.count) for m in misslog.load(log)} == {
+        ("first question", 7),
+        ("second question", 1),
+    }
+    log.write_text("", encoding="utf-8")  # emptied: starts again from nothing
+    assert misslog.record(log, "third question", [], "2026-12-04") is None
+    assert [m.question for m in misslog.load(log)] == ["third question"]

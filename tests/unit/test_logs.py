@@ -146,3 +146,12 @@ def test_long_questions_fold_by_lower_case_only() -> None:
     ]
     rows = record(old, "other", (), "2026-01-02")
     assert {"straße map", "STRASSE MAP"} <= {m.question for m in rows}
+
+
+def test_suggestions_are_recorded_as_the_log_reads_them_back() -> None:
+    """A suggestion holding a comma is two where the log is read back (its `looked like:`
+    line is split at commas): `record` keeps them so, and what it returns is what its render
+    parses to (a resident kb keeps these rows rather than reading its own write)."""
+    misses = record([], "zorbly quax", ["alpha, beta", " gamma ", ",", "delta,"], "2026-12-04")
+    assert misses[0].looked_like == ("alpha", "beta", "gamma", "delta")
+    assert parse(render(misses)) == misses

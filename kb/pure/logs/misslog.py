@@ -51,7 +51,9 @@ class Miss:
 
 
 def parse(text: str) -> list[Miss]:
-    by_key: dict[str, Miss] = {}
+    # Each row's fields are gathered first and its Miss made once: an `evolve` for every
+    # `looked like:` line was a third of reading a full log (2,000 rows) again on each refusal.
+    by_key: dict[str, tuple[int, str, str, str, list[tuple[str, ...]]]] = {}
     last_key: str | None = None
     for line in text.split("\n"):
         body = line.lstrip()
@@ -60,7 +62,7 @@ def parse(text: str) -> list[Miss]:
                 offered = tuple(
                     p.strip() for p in body[len("looked like:") :].split(",") if p.strip()
                 )
-                by_key[last_key] = evolve(by_key[last_key], looked_like=offered)
+                by_key[last_key][4][0] = offered  # the row's one mutable field
             continue
         if not body or body.startswith("#"):
             continue
@@ -73,9 +75,12 @@ def parse(text: str) -> list[Miss]:
             last_key = None
             continue
         key = question.lower()
-        by_key[key] = Miss(int(fields[0]), fields[1], fields[2], question, ())
+        by_key[key] = (int(fields[0]), fields[1], fields[2], question, [()])
         last_key = key
-    return ordered(by_key.values())
+    return ordered(
+        Miss(count, first, last, question, looked[0])
+        for count, first, last, question, looked in by_key.values()
+    )
 
 
 def _is_count(field: str) -> bool:
@@ -94,7 +99,9 @@ def record(
     # A line break would split the question's row (and a CR hide it): each becomes a space.
     q = cut(question.replace("\r", " ").replace("\n", " ").strip()).strip()
     offered = (cut(w.replace("\r", " ").replace("\n", " ").strip()) for w in looked_like)
-    looked_like = [w for w in offered if w]  # as the parser reads it back
+    # as the parser reads them back (split at commas, trimmed), so that what this returns is
+    # what its render parses to: a resident kb keeps it rather than reading its write again
+    looked_like = [p.strip() for w in offered for p in w.split(",") if p.strip()]
     if not q:
         return list(misses)
     key = q.lower()
