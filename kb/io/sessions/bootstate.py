@@ -82,25 +82,25 @@ def load_handoff(root: str, safe: str) -> Handoff | None:
 
 def latest_handoff(root: str) -> Handoff | None:
     """The record `latest-handoff.txt` names (a raw session id), else the newest record by
-    mtime that parses. One listing of the folder, and nothing parsed when it has none."""
+    mtime that parses. The name is read first, and the folder is listed only when it names no
+    record: the folder holds two files for every session the fleet has seen, and listing
+    15,000 of them took 7 ms of a session's first `kb boot`."""
     folder = sessions_dir(root)
+    named = (_read(folder / LATEST_HANDOFF) or "").strip()
+    if named:
+        record = load_handoff(root, safe_session(named))
+        if record is not None:
+            return record
     candidates: list[tuple[int, str]] = []
-    named = ""
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
-                if entry.name == LATEST_HANDOFF:
-                    named = (_read(Path(entry.path)) or "").strip()
-                elif entry.name.endswith(HANDOFF_SUFFIX):
+                if entry.name.endswith(HANDOFF_SUFFIX):
                     with contextlib.suppress(OSError):
                         if entry.is_file():
                             candidates.append((entry.stat().st_mtime_ns, entry.name))
     except OSError:
         return None
-    if named:
-        record = load_handoff(root, safe_session(named))
-        if record is not None:
-            return record
     for _, name in sorted(candidates, reverse=True):
         from kb.pure.sessions.continuity import parse_handoff  # only when a record is on disk
 
