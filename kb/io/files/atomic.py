@@ -93,10 +93,13 @@ def sweep_temps(folder: Path, stale_s: float = TEMP_STALE_S) -> int:
     return removed
 
 
-def write_atomic(path: Path, text: str, errors: str = "strict") -> None:
+def write_atomic(path: Path, text: str, errors: str = "strict", durable: bool = True) -> None:
     """Write to a temp file in the same folder, fsync it, then rename it over `path`.
     `errors="surrogateescape"` writes back the bytes of text read with it (a file that was
-    not all UTF-8 keeps its other bytes)."""
+    not all UTF-8 keeps its other bytes). `durable=False` leaves out the fsync, for a file
+    whose loss in a power cut costs nothing (a reader still sees the old file or the new
+    one whole while the machine runs; after a cut it may find it empty, which such a file's
+    reader must take as absent): an fsync is the larger part of a small write."""
     before_write()
     import tempfile  # shutil, bz2, random: only a writer pays for them
 
@@ -111,7 +114,8 @@ def write_atomic(path: Path, text: str, errors: str = "strict") -> None:
         with os.fdopen(fd, "w", encoding="utf-8", errors=errors, newline="") as fh:
             fh.write(text)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         crash_point("atomic.temp-written")
         os.replace(tmp, path)
         crash_point("atomic.replaced")

@@ -48,10 +48,13 @@ def last_agent(root: str, safe: str) -> str | None:
 
 
 def remember_agent(root: str, safe: str, agent: str) -> None:
+    """Not fsynced: a session's first message writes this on the hook's path, and an empty
+    or lost file after a power cut reads as no agent yet (`last_agent`), so the next
+    message briefs the agent again."""
     folder = sessions_dir(root)
     with contextlib.suppress(OSError, ValueError):
         folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(folder / safe, agent)
+        write_atomic(folder / safe, agent, durable=False)
 
 
 def append_event(root: str, safe: str, line: str) -> None:
