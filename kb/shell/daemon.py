@@ -667,8 +667,10 @@ def _as_caller(
 
 
 def _caller_env() -> dict[str, str]:
-    """The variables a request carries (client._env's choice) as this process has them."""
-    return {k: v for k, v in os.environ.items() if k.startswith("KB_") or k in client._ENV_NAMES}
+    """The variables a request carries (client._env's choice) as this process has them. By
+    name first: `os.environ` decodes each value it hands out, and most are not wanted."""
+    environ = os.environ
+    return {k: environ[k] for k in environ if k.startswith("KB_") or k in client._ENV_NAMES}
 
 
 def _switch_env(now: dict[str, str], wanted: dict[str, str]) -> None:
