@@ -650,7 +650,7 @@ def _as_caller(
     """The caller's cwd, KB_* environment and stdin for one verb, restored after; what the
     verb writes to the streams itself is kept for the reply."""
     here = os.getcwd()
-    saved = _caller_env()
+    saved = client._env()
     wanted = {str(k): str(v) for k, v in env.items()}
     streams = sys.stdin, sys.stdout, sys.stderr
     out, err = io.StringIO(), io.StringIO()
@@ -662,15 +662,8 @@ def _as_caller(
         yield out, err
     finally:
         sys.stdin, sys.stdout, sys.stderr = streams
-        _switch_env(_caller_env(), saved)
+        _switch_env(client._env(), saved)
         os.chdir(here)
-
-
-def _caller_env() -> dict[str, str]:
-    """The variables a request carries (client._env's choice) as this process has them. By
-    name first: `os.environ` decodes each value it hands out, and most are not wanted."""
-    environ = os.environ
-    return {k: environ[k] for k in environ if k.startswith("KB_") or k in client._ENV_NAMES}
 
 
 def _switch_env(now: dict[str, str], wanted: dict[str, str]) -> None:

@@ -324,7 +324,10 @@ def _start_in_background(root: str, directory: str) -> None:
 
 
 def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k.startswith(_ENV_PREFIX) or k in _ENV_NAMES}
+    """The variables a request carries, as this process has them. By name first:
+    `os.environ` decodes each value it hands out, and most are not wanted."""
+    environ = os.environ
+    return {k: environ[k] for k in environ if k.startswith(_ENV_PREFIX) or k in _ENV_NAMES}
 
 
 def ask_daemon(argv: Sequence[str]) -> dict[str, Any] | None:
