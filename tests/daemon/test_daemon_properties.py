@@ -13,11 +13,19 @@ import signal
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.daemon.test_daemon import Daemons, _alive
-from tests.properties.strategies import examples, fleets, words, write_fleet
+from tests.properties.strategies import (
+    BaseSpec,
+    FleetSpec,
+    NoteSpec,
+    examples,
+    fleets,
+    words,
+    write_fleet,
+)
 
 questions = st.lists(
     st.one_of(
@@ -39,6 +47,39 @@ def _ask_all(d: Daemons, root: Path, asked: list[str], daemon: bool) -> list[tup
     return out
 
 
+# A fleet this property found (shrunk by hand): `alpha` has no agent.txt, so its index is
+# kept in memory, empty at each open. The daemon's re-open after the first answer (beta's
+# index was written) took over alpha's pass from the open before and found none of its
+# keys in the new, empty index: `nothing`, where a one-shot kb said `guess`.
+UNINDEXABLE_FOLDER = FleetSpec(
+    bases=(
+        BaseSpec(
+            name="alpha",
+            has_agent=False,
+            private_decl=None,
+            maps=(),
+            notes=(
+                NoteSpec(
+                    folder="",
+                    stem="floor",
+                    ext=".md",
+                    key_line="valid",
+                    label="**Search for:** {}",
+                    keys=("floor",),
+                    title="floor",
+                    purpose="",
+                    body=(),
+                    front=False,
+                    invalid_utf8=False,
+                ),
+            ),
+            extra_files=(),
+        ),
+        BaseSpec(name="beta", has_agent=True, private_decl=None, maps=(), notes=(), extra_files=()),
+    )
+)
+
+
 def _misses(root: Path) -> str:
     log = root / "kb-misses.txt"
     return log.read_text(encoding="utf-8") if log.exists() else ""
@@ -49,9 +90,17 @@ def _misses(root: Path) -> str:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(fleet=fleets(), asked=questions, edit=edits)
+# how the daemon learns of a change: "" lets it choose (the stat pass, on fleets this small),
+# "watcher" takes its watcher's cookie (as on a large fleet, or any fleet on a loaded machine)
+@given(fleet=fleets(), asked=questions, edit=edits, check=st.sampled_from(("", "watcher")))
+@example(
+    fleet=UNINDEXABLE_FOLDER,
+    asked=["floor", "floor"],
+    edit=("floor", "floor", "floor"),
+    check="watcher",
+)
 def test_the_same_answers_with_and_without_a_daemon_across_edits(
-    fleet: object, asked: list[str], edit: tuple[str, str, str]
+    fleet: object, asked: list[str], edit: tuple[str, str, str], check: str
 ) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="kbdp-", dir="/tmp"))
     d = Daemons(scratch / "rt", scratch / "home")
@@ -60,7 +109,7 @@ def test_the_same_answers_with_and_without_a_daemon_across_edits(
     try:
         for root in (warm, cold):
             write_fleet(root, fleet)  # type: ignore[arg-type]
-        d.start(warm)
+        d.start(warm, {"KB_DAEMON_WATCH": check})
         assert _ask_all(d, warm, asked, True) == _ask_all(d, cold, asked, False)
         stem, keys, body = edit
         for root in (warm, cold):

@@ -204,3 +204,46 @@ def test_a_reopen_walks_each_base_once(tmp_path: Path, request: pytest.FixtureRe
         assert "knowledge/wombat.md" in _rels(live.current())
     finally:
         live.close()
+
+
+def _routed(memory: Memory, question: str) -> list[str]:
+    return [f"{h.entry.base}/{h.entry.rel}" for h in memory.route(question)]
+
+
+def test_a_folder_kb_may_not_index_keeps_its_keys_across_a_reopen(tmp_path: Path) -> None:
+    """A folder with no agent.txt has its index in memory, empty at every open: a re-open
+    after a change elsewhere must fill it again, not take over the pass the old one kept.
+    A resident kb refused here what a one-shot kb answered (found by the daemon property)."""
+    fleet = _copy(EXAMPLE_FLEET, tmp_path / "fleet")
+    loose = fleet / "fleet" / "scratch"
+    loose.mkdir()
+    (loose / "wombat.md").write_text(
+        "# Wombat\n\n**Search for:** `wombat ledger`\n\nA loose note.\n"
+    )
+    live = LiveMemory(Memory.open([str(fleet)]), clock=Clock())
+    try:
+        assert _routed(live.current(), "wombat ledger") == ["scratch/wombat.md"]
+        _note(fleet, "quokka")  # a change in another base only
+        live.refresh([str((fleet / "fleet" / "ada" / "knowledge" / "quokka.md").resolve())])
+        assert live.reopened == 1
+        assert _routed(live.current(), "wombat ledger") == ["scratch/wombat.md"]
+    finally:
+        live.close()
+
+
+def test_an_index_deleted_under_a_held_fleet_is_filled_again(tmp_path: Path) -> None:
+    """A base's `.kb/` removed while the fleet is held: the walk sees no change (the folder
+    is one it skips), so its pass is offered to the new, empty index, which does not keep
+    it: the rows are saved again and the base's keys still answer."""
+    fleet = _copy(EXAMPLE_FLEET, tmp_path / "fleet")
+    live = LiveMemory(Memory.open([str(fleet)]), clock=Clock())
+    try:
+        before = _routed(live.current(), "pg_dump retention")
+        assert before and before[0].startswith("ada/")
+        index = fleet / "fleet" / "ada" / ".kb"
+        shutil.rmtree(index)
+        live.refresh([str((index / "index.db").resolve())])
+        assert live.reopened == 1
+        assert _routed(live.current(), "pg_dump retention") == before
+    finally:
+        live.close()

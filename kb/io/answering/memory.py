@@ -283,7 +283,7 @@ class Memory:
                         f"cannot open the index {e.path or db_path(snap.root)} ({e.reason})",
                     )
                 stores.append(store)
-                scan = kept.get(id(snap)) or store.headers.scan(snap)
+                scan = store.headers.scan(snap, earlier=kept.get(id(snap)))
                 bases.append(OpenBase(snap, scan, store))
                 rebuilt = rebuilt or store.rebuilt
             if not bases and skipped:

@@ -86,12 +86,14 @@ class LightHeader:
 @frozen
 class HeaderScan:
     """One base's stat pass: the light headers in walk order, the full headers of the files
-    read again in it, each file's stat by path, and whether the re-read ones were saved."""
+    read again in it, each file's stat by path, whether the re-read ones were saved, and the
+    walk's digest (under which the index keeps the pass)."""
 
     lights: tuple[LightHeader, ...]
     fresh: dict[str, FileHeader]
     stats: dict[str, FileStat]
     saved: bool
+    digest: str = ""
 
 
 class HeaderCache:
@@ -103,19 +105,31 @@ class HeaderCache:
         self._store = store
 
     def scan(
-        self, base: BaseSnapshot, progress: Callable[[int, int], None] | None = None
+        self,
+        base: BaseSnapshot,
+        progress: Callable[[int, int], None] | None = None,
+        earlier: HeaderScan | None = None,
     ) -> HeaderScan:
         """Every in-scope file's light header, in walk order, reading only files whose stat
         changed (parsed in full, saved to the cache with their postings). What is decoded
         per file is five columns: the title, keys and front matter stay in the database
         until `full` asks for them. A walk seen before (same digest) is answered from
-        `scan_lights` without reading a header row."""
+        `scan_lights` without reading a header row.
+
+        `earlier`: this walk's pass from an open before (a resident kb re-opening a fleet),
+        taken as it is when this index keeps it, which proves the index holds its rows. An
+        index in memory (a folder kb may not index) starts empty at every open, and one
+        deleted since starts empty too: their rows must be saved again, or the persisted
+        postings find none of the base's keys (a resident kb refused what a one-shot kb
+        answered)."""
+        if earlier is not None and earlier.saved and self.holds(earlier.digest):
+            return earlier
         stats = {f.rel: f for f in base.files}
         digest = stat_digest(base)
         # through the Store, where tests stand in for `kept_lights` and `save`
         kept = self._store._kept_lights(digest)
         if kept is not None:
-            return HeaderScan(kept, {}, stats, True)
+            return HeaderScan(kept, {}, stats, True, digest)
         cached = {
             row[0]: row[1:]
             for row in self._store.conn.execute(
@@ -150,7 +164,17 @@ class HeaderCache:
             self._keep_lights(digest, lights)
         # Postings answer for this open only when every file read again was saved with its
         # rows (a busy or read-only index keeps old rows: the caller then scores in memory).
-        return HeaderScan(tuple(lights), {h.rel: h for _, h in fresh}, stats, saved)
+        return HeaderScan(tuple(lights), {h.rel: h for _, h in fresh}, stats, saved, digest)
+
+    def holds(self, digest: str) -> bool:
+        """Whether a stat pass with this digest is kept here (one indexed row, not decoded)."""
+        try:
+            found = self._store.conn.execute(
+                "SELECT 1 FROM scan_lights WHERE digest = ?", (digest,)
+            ).fetchone()
+        except sqlite3.Error:
+            return False
+        return found is not None
 
     def kept_lights(self, digest: str) -> tuple[LightHeader, ...] | None:
         """The light headers a stat pass with this digest found, or None (never seen, or a
@@ -171,11 +195,8 @@ class HeaderCache:
     def _keep_lights(self, digest: str, lights: Sequence[LightHeader]) -> None:
         """Save a finished stat pass under its digest, opportunistically (a busy or
         read-only index simply reads header rows again next time)."""
-        with contextlib.suppress(sqlite3.Error):
-            if self._store.conn.execute(
-                "SELECT 1 FROM scan_lights WHERE digest = ?", (digest,)
-            ).fetchone():
-                return  # another process kept this walk meanwhile
+        if self.holds(digest):
+            return  # another process kept this walk meanwhile
         blob = json.dumps(
             [[h.rel, h.private, h.bucket, h.hash, h.note] for h in lights], ensure_ascii=False
         )
