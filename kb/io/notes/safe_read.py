@@ -87,7 +87,7 @@ else:
 _READ_CHUNK = 1 << 20
 
 
-def _fd_path(fd: int, opened: Path) -> str:
+def _fd_path(fd: int, opened: str | Path) -> str:
     """The real path of the file `fd` holds."""
     if _PROC_FD:
         real = os.readlink(f"/proc/self/fd/{fd}")
@@ -127,7 +127,7 @@ def read_file(
 ) -> Read | Refused:
     """`root / rel`, opened and judged as the module docstring says. With `content` False
     the file is only judged (a Read with no bytes)."""
-    path = root / rel
+    path = os.path.join(root, rel)  # a string: a Path built per read was a tenth of its cost
     flags = _BASE_FLAGS | (0 if walked is not None and walked.linked else _NOFOLLOW)
     try:
         fd = os.open(path, flags)

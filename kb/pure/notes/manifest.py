@@ -10,6 +10,7 @@ Rules of this module:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 
 from attrs import frozen
@@ -52,6 +53,17 @@ def parse_aliases(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((k, v) for k, v in _declarations(text) if k and v)
 
 
+def _folder_skeletons(folders: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], int]:
+    """Each folder's `path_skeleton`, and how many segments the longest has."""
+    skeletons = tuple(path_skeleton(f) for f in folders)
+    return skeletons, max((len(s) for s in skeletons), default=0)
+
+
+# Cached by wrapping, as kb.pure.notes.lookalike does: a layer's few folders are asked about
+# on every read of a note, and a mutation run reaches the rule only when undecorated.
+folder_skeletons = functools.lru_cache(maxsize=256)(_folder_skeletons)
+
+
 @frozen
 class PrivateLayer:
     """Which part of a base is private: the whole base, or a set of top folders."""
@@ -69,12 +81,13 @@ class PrivateLayer:
         `Records/x.md` and `rеcords/x.md` (a Cyrillic `е`) are covered by `records`."""
         if self.whole:
             return True
-        parts = path_skeleton(rel)
-        for f in self.folders + self.kept:
-            wanted = path_skeleton(f)
-            if parts[: len(wanted)] == wanted:
-                return True
-        return False
+        folders, deepest = folder_skeletons(self.folders + self.kept)
+        if not folders:
+            return False
+        # Only the segments a folder can match: the file's own name was a skeleton made
+        # (and missed in its cache) on every read of every note.
+        parts = path_skeleton("/".join(rel.split("/", deepest)[:deepest]))
+        return any(parts[: len(wanted)] == wanted for wanted in folders)
 
     def cover_test(self) -> Callable[[str], bool]:
         """`covers` as one test to apply to every path of a walk."""
