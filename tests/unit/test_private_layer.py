@@ -19,8 +19,13 @@ from kb.pure.notes.manifest import (
     unmatched_private_message,
 )
 
-folder = st.sampled_from(["records", "notes", "notes/diary", "a/b/c", "projects", "x"])
-path_part = st.sampled_from(["records", "notes", "diary", "a", "b", "c", "x", "note.md", "z.md"])
+# names with a space among them: a path is split at `/` only
+folder = st.sampled_from(
+    ["records", "notes", "notes/diary", "a/b/c", "projects", "x", "my notes", "my notes/x y"]
+)
+path_part = st.sampled_from(
+    ["records", "notes", "diary", "a", "b", "c", "x", "note.md", "z.md", "my notes", "x y", "my"]
+)
 paths = st.lists(path_part, min_size=1, max_size=5).map("/".join)
 
 
@@ -39,6 +44,12 @@ def test_a_top_folder_covers_its_files_and_nothing_beside_it() -> None:
     assert layer.covers("records/a.md") and layer.covers("records/x/y.md")
     assert not layer.covers("recordsx/a.md") and not layer.covers("knowledge/records.md")
     assert not layer.covers("knowledge/records/a.md")
+
+
+def test_a_folder_whose_name_has_a_space_covers_its_files() -> None:
+    layer = private_layer("private = my notes\n", "ada")
+    assert layer.covers("my notes/a.md") and layer.covers("My Notes/deep/b c.md")
+    assert not layer.covers("my/notes.md") and not layer.covers("my notes.md")
 
 
 def test_the_default_layer_is_records_profile_projects_and_person_is_whole() -> None:

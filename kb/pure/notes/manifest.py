@@ -53,10 +53,9 @@ def parse_aliases(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((k, v) for k, v in _declarations(text) if k and v)
 
 
-def _folder_skeletons(folders: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], int]:
-    """Each folder's `path_skeleton`, and how many segments the longest has."""
-    skeletons = tuple(path_skeleton(f) for f in folders)
-    return skeletons, max((len(s) for s in skeletons), default=0)
+def _folder_skeletons(folders: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """Each folder's `path_skeleton`."""
+    return tuple(path_skeleton(f) for f in folders)
 
 
 # Cached by wrapping, as kb.pure.notes.lookalike does: a layer's few folders are asked about
@@ -81,12 +80,13 @@ class PrivateLayer:
         `Records/x.md` and `rеcords/x.md` (a Cyrillic `е`) are covered by `records`."""
         if self.whole:
             return True
-        folders, deepest = folder_skeletons(self.folders + self.kept)
+        folders = folder_skeletons(self.folders + self.kept)
         if not folders:
             return False
         # Only the segments a folder can match: the file's own name was a skeleton made
         # (and missed in its cache) on every read of every note.
-        parts = path_skeleton("/".join(rel.split("/", deepest)[:deepest]))
+        deepest = max(len(wanted) for wanted in folders)
+        parts = tuple(map(skeleton, rel.split("/", deepest)[:deepest]))
         return any(parts[: len(wanted)] == wanted for wanted in folders)
 
     def cover_test(self) -> Callable[[str], bool]:
