@@ -15,7 +15,13 @@ from pathlib import Path
 import pytest
 
 from kb.io.notes import perbase
-from kb.io.notes.perbase import PARALLEL_MIN_FILES, Orphaned, orphan_check, worker_count
+from kb.io.notes.perbase import (
+    PARALLEL_MIN_FILES,
+    Orphaned,
+    orphan_check,
+    rough_size,
+    worker_count,
+)
 from tests.conftest import RunKb
 
 LINUX = sys.platform == "linux"
@@ -211,3 +217,16 @@ def test_with_workers_the_progress_line_counts_the_bases_done_in_files(
         "  indexing in 2 processes  302 / 302",
     ]
     assert drawn[-1] == ""  # erased
+
+
+def test_a_rough_size_counts_the_files_a_walk_could_find(tmp_path: Path) -> None:
+    """Listing only: every name that is not a folder, in every folder but a dot folder, and
+    a linked folder counted as one name, never entered."""
+    (tmp_path / "knowledge" / "deep").mkdir(parents=True)
+    for rel in ("a.md", "knowledge/b.md", "knowledge/deep/c.md", "knowledge/deep/d.txt"):
+        (tmp_path / rel).write_text("x")
+    (tmp_path / ".kb").mkdir()
+    (tmp_path / ".kb" / "index.db").write_text("x")
+    (tmp_path / "elsewhere").symlink_to(tmp_path / "knowledge", target_is_directory=True)
+    assert rough_size(str(tmp_path)) == 5
+    assert rough_size(str(tmp_path / "missing")) == 0

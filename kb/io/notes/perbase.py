@@ -51,6 +51,28 @@ def worker_count(sizes: Sequence[int]) -> int:
     return max(1, min(cores, len(sizes)))
 
 
+def rough_size(root: str) -> int:
+    """About how many files lie under `root`, counted by listing folders only (no stat, no
+    read; dot folders passed over): enough to hand out the largest jobs first and to tell a
+    fleet worth a second process, before each job walks its base properly (about 0.07 s at
+    100,000 notes, against 0.7 s for the walk)."""
+    count = 0
+    pending = [root]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    if entry.name.startswith("."):
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    else:
+                        count += 1
+        except OSError:
+            continue  # unreadable or gone: the job's own walk says why
+    return count
+
+
 class Orphaned(BaseException):
     """The process that asked for this job is gone: the job stops, and what it was writing
     rolls back. Not an Exception, so no job's own error handling turns it into a result."""

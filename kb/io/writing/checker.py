@@ -34,6 +34,7 @@ from kb.pure.writing.checks import (
     base_findings,
     file_findings,
     file_rules,
+    folded_stems,
     knowledge_folder,
     private_scan_folders,
     records_hidden,
@@ -115,6 +116,21 @@ def check_read(snap: BaseSnapshot, include_private: bool) -> tuple[BaseFacts, li
         cited |= keys
     facts = evolve(facts, skipped=_skipped(skipped, snap, facts))
     return facts, base_findings(facts, per_file, cited)
+
+
+def walk_and_check(
+    include_private: bool, root: str
+) -> tuple[BaseFacts, list[Finding], frozenset[str]] | Unreadable:
+    """One base of `kb check` whole: walked, read and judged where it runs (a worker
+    process, for a large fleet), with its folded stems for the other bases' hints; or why
+    it could not be walked. The walk was 0.7 s of `kb check` at 100,000 notes in the
+    parent, alone, before any worker began."""
+    try:
+        snap = discover(root, include_private)
+    except WalkError as e:
+        return Unreadable(root, str(e))
+    facts, findings = check_read(snap, include_private)
+    return facts, findings, folded_stems(facts.rels)
 
 
 def _skipped(

@@ -1,52 +1,36 @@
-"""`kb check`: read each base once (kb.io.writing.checker), judge and render it
-(kb.pure.writing.checks), each file judged as it is read.
+"""`kb check`: each base walked, read and judged once (kb.io.writing.checker), then
+rendered (kb.pure.writing.checks), each file judged as it is read.
 
-It fixes nothing and writes nothing: not a note, not the index, not a log. Bases are walked
-first (stat only: the cross-base hint needs every base's file names), then read and judged
-one at a time in each process (several processes for a large fleet: kb.io.notes.perbase),
+It fixes nothing and writes nothing: not a note, not the index, not a log. Each base is
+walked, read and judged in one job (several processes for a large fleet: kb.io.notes.perbase),
 each file judged as it is read, so only one note's text is in memory at once in each. At
 100,000 notes, holding the whole fleet's text made `kb check` peak at about 440 MB, and
-holding one base's (13,000 notes) still added 77 MB.
+holding one base's (13,000 notes) still added 77 MB. The cross-base hint (a broken link
+that names a note of another base) needs every base's file names: each job returns its
+base's, and the hints are added here once every base is judged.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
 
-from kb.io.notes.perbase import each_base
-from kb.io.notes.walk import BaseSnapshot
-from kb.io.writing.checker import check_read, discover_fleet
-from kb.pure.writing.checks import (
-    BaseCheck,
-    Unreadable,
-    fleet_check,
-    fleet_stems,
-    judge_base,
-    judge_found,
-)
+from kb.io.notes.perbase import each_base, rough_size
+from kb.io.notes.walk import expand_roots
+from kb.io.writing.checker import walk_and_check
+from kb.pure.writing.checks import Unreadable, fleet_check, judge_base, judge_found
 from kb.shell.cli.inputs import CheckInput
 from kb.shell.cli.outcome import Outcome
 
 
-def _judged(
-    include_private: bool,
-    stems: Sequence[tuple[str, frozenset[str]]],
-    base: BaseSnapshot | Unreadable,
-) -> BaseCheck:
-    """One base read and judged: here, or in a worker process (kb.io.notes.perbase)."""
-    if isinstance(base, Unreadable):
-        return judge_base(base, stems)
-    return judge_found(*check_read(base, include_private), stems)
-
-
 def check(inp: CheckInput) -> Outcome:
-    snaps = discover_fleet(list(inp.paths) or ["."], inp.all)
-    stems = fleet_stems(
-        (s.name, [f.rel for f in s.files]) for s in snaps if isinstance(s, BaseSnapshot)
+    roots = expand_roots(list(inp.paths) or ["."])
+    sizes = [rough_size(root) for root in roots]
+    done = each_base(functools.partial(walk_and_check, inp.all), roots, sizes)
+    stems = [(d[0].label, d[2]) for d in done if not isinstance(d, Unreadable)]
+    result = fleet_check(
+        judge_base(d, stems) if isinstance(d, Unreadable) else judge_found(d[0], d[1], stems)
+        for d in done
     )
-    sizes = [len(s.files) if isinstance(s, BaseSnapshot) else 0 for s in snaps]
-    result = fleet_check(each_base(functools.partial(_judged, inp.all, stems), snaps, sizes))
     stdout = result.stdout
     if inp.json:
         from kb.pure.render.jsonout import dumps
