@@ -146,6 +146,11 @@ def _fleet(root: Path, per_base: int) -> Path:
         knowledge.mkdir(parents=True)
         (root / base / "agent.txt").write_text(f"name = {base}\n")
         (root / base / "MAP.md").write_text("# Map\n\n### knowledge/\n- [[knowledge/n0]]\n")
+        # a link across the base edge: kb check's hint names the base that has the note
+        other = "bruno" if base == "ada" else "ada"
+        (knowledge / f"only-in-{base}.md").write_text(
+            f"# Only in {base}\n\n**Search for:** {base} only\n\nSee [[only-in-{other}]].\n"
+        )
         for i in range(per_base):
             (knowledge / f"n{i}.md").write_text(
                 f"# Note {i} of {base}\n\n**Search for:** topic{i}, {base} thing{i % 7}\n\n"
@@ -186,6 +191,7 @@ def test_index_and_check_are_the_same_with_workers(tmp_path: Path, kb: RunKb) ->
     checked = [kb(["check", str(f)], env={"KB_WORKERS": w}) for f, w in ((one, "1"), (two, "2"))]
     assert checked[0].code == checked[1].code
     assert checked[0].stdout.replace(str(one), "F") == checked[1].stdout.replace(str(two), "F")
+    assert "[[only-in-bruno]]: that note is in bruno" in checked[1].stdout
 
 
 def test_with_workers_the_progress_line_counts_the_bases_done_in_files(
@@ -199,7 +205,7 @@ def test_with_workers_the_progress_line_counts_the_bases_done_in_files(
     from kb.io.notes import indexer
     from kb.io.notes.progress import ERASE, Progress
 
-    root = _fleet(tmp_path / "fleet", 150)  # 2 bases of 151 files each (the map too)
+    root = _fleet(tmp_path / "fleet", 150)  # 2 bases of 152 files each (the map, a link across)
     monkeypatch.setattr(indexer, "worker_count", lambda _sizes: 2)
     monkeypatch.setattr(indexer, "orphan_check", lambda _parent: lambda _d, _t: None)
     # the jobs one after another, each result handed on as it comes, as workers hand them
@@ -213,8 +219,8 @@ def test_with_workers_the_progress_line_counts_the_bases_done_in_files(
     assert "ada" in report and "bruno" in report
     drawn = out.getvalue().split(ERASE)[1:]
     assert drawn[:2] == [
-        "  indexing in 2 processes  151 / 302",
-        "  indexing in 2 processes  302 / 302",
+        "  indexing in 2 processes  152 / 304",
+        "  indexing in 2 processes  304 / 304",
     ]
     assert drawn[-1] == ""  # erased
 

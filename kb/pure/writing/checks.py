@@ -38,7 +38,7 @@ Rules of this module (workflow-verbs.md §2):
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 from typing import Literal
 
 from attrs import frozen
@@ -607,7 +607,7 @@ def link_target(message: str) -> str | None:
 
 
 def with_cross_base_hint(
-    findings: Sequence[Finding], home: str, stems: Sequence[tuple[str, frozenset[str]]]
+    findings: Sequence[Finding], home: str, stems: Sequence[tuple[str, Container[str]]]
 ) -> list[Finding]:
     """E01 findings whose target is a note in another base (ASCII case ignored, first base
     in expansion order) get a message that names that base. The rule is unchanged: a
@@ -752,7 +752,7 @@ def fleet_stems(bases: Iterable[tuple[str, Iterable[str]]]) -> list[tuple[str, f
 
 
 def judge_base(
-    base: BaseFacts | Unreadable, stems: Sequence[tuple[str, frozenset[str]]]
+    base: BaseFacts | Unreadable, stems: Sequence[tuple[str, Container[str]]]
 ) -> BaseCheck:
     """One base checked and rendered. A base that could not be read is one line on stderr
     and counts as one error."""
@@ -763,7 +763,7 @@ def judge_base(
 
 
 def judge_found(
-    base: BaseFacts, found: Sequence[Finding], stems: Sequence[tuple[str, frozenset[str]]]
+    base: BaseFacts, found: Sequence[Finding], stems: Sequence[tuple[str, Container[str]]]
 ) -> BaseCheck:
     """One base rendered from its findings (`check_base`'s, or found file by file)."""
     findings = with_cross_base_hint(found, base.label, stems)

@@ -7,7 +7,7 @@ each file judged as it is read, so only one note's text is in memory at once in 
 100,000 notes, holding the whole fleet's text made `kb check` peak at about 440 MB, and
 holding one base's (13,000 notes) still added 77 MB. The cross-base hint (a broken link
 that names a note of another base) needs every base's file names: each job returns its
-base's, and the hints are added here once every base is judged.
+base's as one string, and the hints are added here once every base is judged.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import functools
 
 from kb.io.notes.perbase import each_base, rough_size
 from kb.io.notes.walk import expand_roots
-from kb.io.writing.checker import walk_and_check
-from kb.pure.writing.checks import Unreadable, fleet_check, judge_base, judge_found
+from kb.io.writing.checker import CheckedBase, FoldedStems, walk_and_check
+from kb.pure.writing.checks import fleet_check, judge_base, judge_found
 from kb.shell.cli.inputs import CheckInput
 from kb.shell.cli.outcome import Outcome
 
@@ -26,9 +26,11 @@ def check(inp: CheckInput) -> Outcome:
     roots = expand_roots(list(inp.paths) or ["."])
     sizes = [rough_size(root) for root in roots]
     done = each_base(functools.partial(walk_and_check, inp.all), roots, sizes)
-    stems = [(d[0].label, d[2]) for d in done if not isinstance(d, Unreadable)]
+    stems = [(d.facts.label, FoldedStems(d.stems)) for d in done if isinstance(d, CheckedBase)]
     result = fleet_check(
-        judge_base(d, stems) if isinstance(d, Unreadable) else judge_found(d[0], d[1], stems)
+        judge_found(d.facts_with_names(), d.findings, stems)
+        if isinstance(d, CheckedBase)
+        else judge_base(d, stems)
         for d in done
     )
     stdout = result.stdout
