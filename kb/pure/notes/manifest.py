@@ -10,7 +10,6 @@ Rules of this module:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable
 
 from attrs import frozen
@@ -53,16 +52,6 @@ def parse_aliases(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((k, v) for k, v in _declarations(text) if k and v)
 
 
-def _folder_skeletons(folders: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    """Each folder's `path_skeleton`."""
-    return tuple(path_skeleton(f) for f in folders)
-
-
-# Cached by wrapping, as kb.pure.notes.lookalike does: a layer's few folders are asked about
-# on every read of a note, and a mutation run reaches the rule only when undecorated.
-folder_skeletons = functools.lru_cache(maxsize=256)(_folder_skeletons)
-
-
 @frozen
 class PrivateLayer:
     """Which part of a base is private: the whole base, or a set of top folders."""
@@ -80,7 +69,7 @@ class PrivateLayer:
         `Records/x.md` and `rеcords/x.md` (a Cyrillic `е`) are covered by `records`."""
         if self.whole:
             return True
-        folders = folder_skeletons(self.folders + self.kept)
+        folders = [path_skeleton(f) for f in self.folders + self.kept]
         if not folders:
             return False
         # Only the segments a folder can match: the file's own name was a skeleton made
