@@ -205,7 +205,8 @@ def test_with_workers_the_progress_line_counts_the_bases_done_in_files(
     from kb.io.notes import indexer
     from kb.io.notes.progress import ERASE, Progress
 
-    root = _fleet(tmp_path / "fleet", 150)  # 2 bases of 152 files each (the map, a link across)
+    # 2 bases of 153 files each as listed: 150 notes, one linking across, the map, agent.txt
+    root = _fleet(tmp_path / "fleet", 150)
     monkeypatch.setattr(indexer, "worker_count", lambda _sizes: 2)
     monkeypatch.setattr(indexer, "orphan_check", lambda _parent: lambda _d, _t: None)
     # the jobs one after another, each result handed on as it comes, as workers hand them
@@ -219,8 +220,8 @@ def test_with_workers_the_progress_line_counts_the_bases_done_in_files(
     assert "ada" in report and "bruno" in report
     drawn = out.getvalue().split(ERASE)[1:]
     assert drawn[:2] == [
-        "  indexing in 2 processes  152 / 304",
-        "  indexing in 2 processes  304 / 304",
+        "  indexing in 2 processes  153 / 306",
+        "  indexing in 2 processes  306 / 306",
     ]
     assert drawn[-1] == ""  # erased
 
