@@ -190,9 +190,14 @@ def _lights(root: Path, include_private: bool, kept: bool) -> list[object]:
 
     with pytest.MonkeyPatch.context() as mp:
         if not kept:
-            mp.setattr(store.Store, "_kept_lights", lambda self, digest: None)
+            mp.setattr(store.Store, "_kept_lights", lambda self, digest, stats=None: None)
         with Memory.open([str(root)], all=include_private) as memory:
             assert memory._postings
+            # one light per walked file, kept or read: a question's text hits are held
+            # in scope by the walk's files (Memory._in_scope)
+            for b in memory.bases:
+                assert [h.rel for h in b.scan.lights] == [f.rel for f in b.snapshot.files]
+                assert set(b.scan.stats) == {f.rel for f in b.snapshot.files}
             return [b.scan.lights for b in memory.bases]
 
 

@@ -135,7 +135,7 @@ class Memory:
             self._entry_order.append(order)
         self._entry_count = count
         self._prepared: dict[tuple[int, str], Prepared] = {}
-        self._in_scope = tuple(frozenset(h.rel for h in b.scan.lights) for b in self.bases)
+        self._in_scope = tuple(b.scan.stats for b in self.bases)  # one light per walked file
         # The persisted postings answer only when every base's re-read files were saved
         # with their rows; otherwise (a busy or read-only index that was behind) the whole
         # keyword side is built in memory, as before issue 15: slower, never different.

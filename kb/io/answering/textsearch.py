@@ -9,7 +9,7 @@ kb.pure.answering.fusion's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from attrs import evolve
 
@@ -37,7 +37,7 @@ PAGE_CANDIDATES = 10
 
 def ranked_text(
     stores: Sequence[Store],
-    in_scope: Sequence[frozenset[str]],
+    in_scope: Sequence[Container[str]],
     include_private: bool,
     terms: Sequence[str],
     limit: int,

@@ -10,7 +10,7 @@ import contextlib
 import os
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 from weakref import proxy
@@ -245,8 +245,10 @@ class Store:
     ) -> HeaderScan:
         return self.headers.scan(base, progress)
 
-    def _kept_lights(self, digest: str) -> tuple[LightHeader, ...] | None:
-        return self.headers.kept_lights(digest)
+    def _kept_lights(
+        self, digest: str, stats: Mapping[str, FileStat] | None = None
+    ) -> tuple[LightHeader, ...] | None:
+        return self.headers.kept_lights(digest, stats)
 
     def _save_headers(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> bool:
         return self.headers.save(fresh)
