@@ -91,6 +91,7 @@ class OpenBase:
             rels = [h.rel for h in lights[i : i + HEADERS_AT_ONCE]]
             full = self._store.headers.full(self.snapshot, self.scan, rels, self.light)
             yield from (full[rel] for rel in rels)
+        self._store.headers.let_go()  # every row was read once: its pages need not stay
 
     def entries_of(self, rels: Iterable[str]) -> dict[str, Entry]:
         """The keyword entries among these files, by path, decoding only their headers: a

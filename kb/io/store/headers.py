@@ -166,6 +166,12 @@ class HeaderCache:
         # rows (a busy or read-only index keeps old rows: the caller then scores in memory).
         return HeaderScan(tuple(lights), {h.rel: h for _, h in fresh}, stats, saved, digest)
 
+    def let_go(self) -> None:
+        """Free the connection's page cache after a read of the whole base (it refills as
+        questions need pages)."""
+        with contextlib.suppress(sqlite3.Error):
+            self._store.conn.execute("PRAGMA shrink_memory")
+
     def holds(self, digest: str) -> bool:
         """Whether a stat pass with this digest is kept here (one indexed row, not decoded)."""
         try:
@@ -194,7 +200,7 @@ class HeaderCache:
             # The pass is a megabyte or two of overflow pages, read once: let the connection's
             # page cache go, or a fleet-wide verb holds up to 2 MB of it for each base (12 MB of
             # `kb fleet`'s peak at 100,000 notes), where a question needs a few pages.
-            conn.execute("PRAGMA shrink_memory")
+            self.let_go()
             walked = stats or {}
             shared: dict[str, str] = {}
             out: list[LightHeader] = []
@@ -263,7 +269,7 @@ class HeaderCache:
                     continue
                 keys, front, derived, derivable = decoded
                 out[rel] = FileHeader(
-                    rel,
+                    lh.rel,  # the walk's own string: the row's is a second copy of the path
                     lh.private,
                     lh.bucket,
                     lh.hash,
