@@ -31,7 +31,7 @@ _T = TypeVar("_T")
 _R = TypeVar("_R")
 
 # Below this many files a second process costs more than it saves (a fork and a pickled
-# snapshot: tens of milliseconds), and every test fleet stays in one process.
+# result: tens of milliseconds), and every test fleet stays in one process.
 PARALLEL_MIN_FILES = 2000
 WORKERS_ENV = "KB_WORKERS"
 
