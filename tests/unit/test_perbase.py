@@ -74,6 +74,16 @@ def test_an_orphaned_worker_stops_at_its_next_step() -> None:
         orphan_check(os.getppid() + 1_000_000)(1, 10)
 
 
+def _run(script: str) -> subprocess.CompletedProcess[str]:
+    """`script` in a fresh interpreter free to start workers (no KB_WORKERS, no crash test)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("KB_WORKERS", "KB_CRASH_AT")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def test_results_come_back_in_the_items_order_from_other_processes() -> None:
     script = (
         "import os, time\n"
@@ -87,11 +97,7 @@ def test_results_come_back_in_the_items_order_from_other_processes() -> None:
         "print([i for _, i in out] == [0, 1, 2, 3], os.getpid() in pids, len(pids),\n"
         "      sorted(seen) == sorted(out))\n"
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("KB_WORKERS", "KB_CRASH_AT")}
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
+    done = _run(script)
     # in order either way; from two worker processes where there are cores for them
     if LINUX and len(os.sched_getaffinity(0)) > 1:
         assert done.stdout.split() == ["True", "False", "2", "True"]
@@ -118,11 +124,7 @@ def test_workers_find_the_job_and_items_in_memory_not_in_a_pickle() -> None:
         "out = each_base(lambda item: run(item), items, [3000, 10, 10, 10])\n"
         "print([i for _, i in out], os.getpid() in {pid for pid, _ in out})\n"
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("KB_WORKERS", "KB_CRASH_AT")}
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
+    done = _run(script)
     assert done.stdout.split() == ["[0,", "1,", "2,", "3]", "False"]
 
 
