@@ -334,6 +334,6 @@ def _in_a_dot_folder(path: str, home: str) -> bool:
 def _alone(snapshot: BaseSnapshot) -> bool:
     """Whether every change to what the walk of this base found is reported inside it: it
     was walked from its real root, and no file in it is a link or has another name."""
-    if not snapshot.real_root or (snapshot.files and not snapshot.walked):
+    if not snapshot.real_root or snapshot.walked is None:
         return False
-    return not any(r[8] or r[7] > 1 for r in snapshot.walked)
+    return snapshot.walked.alone

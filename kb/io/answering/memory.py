@@ -40,6 +40,7 @@ from kb.pure.answering.aliases import expand, expand_query, expansion_sources
 from kb.pure.answering.calibration import Calibration, fleet_calibration, known_share, language_of
 from kb.pure.answering.election import choose_agent_by_keyword
 from kb.pure.answering.entries import Entry, Prepared
+from kb.pure.answering.entryorder import EntryOrder
 from kb.pure.answering.fusion import Found, TextHit, fuse
 from kb.pure.answering.keyword import (
     W_KEYWORD,
@@ -118,21 +119,20 @@ class Memory:
         self._suggester: SuggestIndex | None = None
         self.unreachable: list[str] = []
         self.unreadable: list[tuple[str, str]] = []
-        # Per base: each entry's path -> its place in the fleet's entry order (the keyword
-        # ranking's last tie-break, as the in-memory index numbers its entries).
-        self._entry_order: list[dict[str, int]] = []
+        # Per base: each entry's path -> its place in the fleet's entry order (EntryOrder).
+        self._entry_order: list[EntryOrder] = []
         count = 0
         for b in self.bases:
-            order: dict[str, int] = {}
+            rels: list[str] = []
             for h in b.scan.lights:
                 if h.bucket == "entry":
-                    order[h.rel] = count
-                    count += 1
+                    rels.append(h.rel)
                 elif h.bucket == "unreachable":
                     self.unreachable.append(f"{b.snapshot.name}/{h.rel}")
                 elif h.bucket == "unreadable":
                     self.unreadable.append((f"{b.snapshot.name}/{h.rel}", h.note))
-            self._entry_order.append(order)
+            self._entry_order.append(EntryOrder(count, rels))
+            count += len(rels)
         self._entry_count = count
         self._prepared: dict[tuple[int, str], Prepared] = {}
         self._in_scope = tuple(b.scan.stats for b in self.bases)  # one light per walked file
@@ -520,13 +520,13 @@ class Memory:
             order = self._entry_order[i]
             vocabulary, phrases = store.keywords.candidate_rows(terms, term_prefixes(terms))
             for word, rel in vocabulary:
-                if rel in order:
+                if (place := order.get_place(rel)) is not None:
                     df[word] = df.get(word, 0) + 1
-                    chosen[(i, rel)] = order[rel]
-                    holding.setdefault(order[rel], []).append(word)
+                    chosen[(i, rel)] = place
+                    holding.setdefault(place, []).append(word)
             for _, rel in phrases:
-                if rel in order:
-                    phrasal.add(chosen.setdefault((i, rel), order[rel]))
+                if (place := order.get_place(rel)) is not None:
+                    phrasal.add(chosen.setdefault((i, rel), place))
         at = {o: key for key, o in chosen.items()}
         prepared = self._prepared_at({at[o]: o for o in phrasal})  # only these hold a phrase
         extra = phrase_words((p for _, p in prepared), terms) - set(terms)
