@@ -124,13 +124,13 @@ class Memory:
         count = 0
         for b in self.bases:
             rels: list[str] = []
-            for h in b.scan.lights:
-                if h.bucket == "entry":
-                    rels.append(h.rel)
-                elif h.bucket == "unreachable":
-                    self.unreachable.append(f"{b.snapshot.name}/{h.rel}")
-                elif h.bucket == "unreadable":
-                    self.unreadable.append((f"{b.snapshot.name}/{h.rel}", h.note))
+            for rel, bucket, note in b.scan.lights.buckets():
+                if bucket == "entry":
+                    rels.append(rel)
+                elif bucket == "unreachable":
+                    self.unreachable.append(f"{b.snapshot.name}/{rel}")
+                elif bucket == "unreadable":
+                    self.unreadable.append((f"{b.snapshot.name}/{rel}", note))
             self._entry_order.append(EntryOrder(count, rels))
             count += len(rels)
         self._entry_count = count

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from attrs import frozen
 
@@ -72,9 +72,10 @@ class OpenBase:
         self.scan = scan
         self._store = store
 
-    @functools.cached_property
-    def light(self) -> dict[str, LightHeader]:
-        return {h.rel: h for h in self.scan.lights}
+    @property
+    def light(self) -> Mapping[str, LightHeader]:
+        """The stat pass's light headers by path (looked up in its columns)."""
+        return self.scan.lights.by_rel()
 
     @functools.cached_property
     def headers(self) -> tuple[FileHeader, ...]:
@@ -86,9 +87,9 @@ class OpenBase:
         if "headers" in self.__dict__:  # decoded already: no second decode
             yield from self.headers
             return
-        lights = self.scan.lights
-        for i in range(0, len(lights), HEADERS_AT_ONCE):
-            rels = [h.rel for h in lights[i : i + HEADERS_AT_ONCE]]
+        every = self.scan.lights.rels
+        for i in range(0, len(every), HEADERS_AT_ONCE):
+            rels = list(every[i : i + HEADERS_AT_ONCE])
             full = self._store.headers.full(self.snapshot, self.scan, rels, self.light)
             yield from (full[rel] for rel in rels)
         self._store.headers.let_go()  # every row was read once: its pages need not stay

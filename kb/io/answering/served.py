@@ -25,8 +25,8 @@ def _roots(memory: Memory) -> dict[tuple[str, str], BaseSnapshot]:
     """(base name, path) → the walk of the first open base holding that file in scope."""
     roots: dict[tuple[str, str], BaseSnapshot] = {}
     for b in memory.bases:
-        for h in b.scan.lights:  # the paths alone: no full header is decoded for them
-            roots.setdefault((b.snapshot.name, h.rel), b.snapshot)
+        for rel in b.scan.lights.rels:  # the paths alone: no full header is decoded for them
+            roots.setdefault((b.snapshot.name, rel), b.snapshot)
     return roots
 
 

@@ -19,12 +19,12 @@ from kb.io.store.database import MAX_OPEN_STORES, Store
 from kb.io.store.headers import (
     FileHeader,
     HeaderScan,
-    LightHeader,
     content_hash,
     read_header,
     stat_digest,
     token_sets_of,
 )
+from kb.io.store.lights import LightHeader, Lights
 from kb.io.store.ranking import RANK_ROWID_SQL, RANK_SQL, SpanMap, match_expression
 from kb.io.store.schema import (
     BUSY_TIMEOUT_MS,
@@ -47,6 +47,7 @@ __all__ = [
     "FileHeader",
     "HeaderScan",
     "LightHeader",
+    "Lights",
     "SpanMap",
     "Store",
     "StoreError",

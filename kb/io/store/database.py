@@ -10,20 +10,16 @@ import contextlib
 import os
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 from weakref import proxy
 
 from kb.io.notes.indexowner import discard, owned_by, stamp_for
 from kb.io.notes.walk import BaseSnapshot, FileStat
-from kb.io.store.headers import (
-    FileHeader,
-    HeaderCache,
-    HeaderScan,
-    LightHeader,
-)
+from kb.io.store.headers import FileHeader, HeaderCache, HeaderScan
 from kb.io.store.keywords import KeywordPostings
+from kb.io.store.lights import Lights
 from kb.io.store.ranking import Ranking, SpanMap
 from kb.io.store.schema import (
     StoreError,
@@ -245,10 +241,8 @@ class Store:
     ) -> HeaderScan:
         return self.headers.scan(base, progress)
 
-    def _kept_lights(
-        self, digest: str, stats: Mapping[str, FileStat] | None = None
-    ) -> tuple[LightHeader, ...] | None:
-        return self.headers.kept_lights(digest, stats)
+    def _kept_lights(self, digest: str, walked: Sequence[str] = ()) -> Lights | None:
+        return self.headers.kept_lights(digest, walked)
 
     def _save_headers(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> bool:
         return self.headers.save(fresh)

@@ -19,6 +19,7 @@ from attrs import frozen
 
 from kb.io.notes.safe_read import Refused, read_note
 from kb.io.notes.walk import BaseSnapshot, FileStat
+from kb.io.store.lights import LightHeader, Lights
 from kb.io.store.schema import SQL_VARIABLES, briefly
 from kb.pure.answering.entries import (
     Bucket,
@@ -72,24 +73,12 @@ class FileHeader:
 
 
 @frozen
-class LightHeader:
-    """What the stat pass knows of a file without decoding its header: enough to count
-    entries, place a file in scope and say why one is unreadable (`note`, empty otherwise)."""
-
-    rel: str
-    private: bool
-    bucket: Bucket | str
-    hash: str
-    note: str
-
-
-@frozen
 class HeaderScan:
     """One base's stat pass: the light headers in walk order, the full headers of the files
     read again in it, each file's stat by path, whether the re-read ones were saved, and the
     walk's digest (under which the index keeps the pass)."""
 
-    lights: tuple[LightHeader, ...]
+    lights: Lights
     fresh: dict[str, FileHeader]
     stats: dict[str, FileStat]
     saved: bool
@@ -127,7 +116,7 @@ class HeaderCache:
         stats = {f.rel: f for f in base.files}
         digest = stat_digest(base)
         # through the Store, where tests stand in for `kept_lights` and `save`
-        kept = self._store._kept_lights(digest, stats)
+        kept = self._store._kept_lights(digest, tuple(stats))
         if kept is not None:
             return HeaderScan(kept, {}, stats, True, digest)
         cached = {
@@ -164,7 +153,7 @@ class HeaderCache:
             self._keep_lights(digest, lights)
         # Postings answer for this open only when every file read again was saved with its
         # rows (a busy or read-only index keeps old rows: the caller then scores in memory).
-        return HeaderScan(tuple(lights), {h.rel: h for _, h in fresh}, stats, saved, digest)
+        return HeaderScan(Lights.of(lights), {h.rel: h for _, h in fresh}, stats, saved, digest)
 
     def let_go(self) -> None:
         """Free the connection's page cache after a read of the whole base (it refills as
@@ -182,14 +171,11 @@ class HeaderCache:
             return False
         return found is not None
 
-    def kept_lights(
-        self, digest: str, stats: Mapping[str, FileStat] | None = None
-    ) -> tuple[LightHeader, ...] | None:
+    def kept_lights(self, digest: str, walked: Sequence[str] = ()) -> Lights | None:
         """The light headers a stat pass with this digest found, or None (never seen, or a
-        row that does not decode: the caller then reads the header rows). Each path is the
-        walk's own string where `stats` (the walk's files by path) holds it, and each bucket
-        and note one string per value: a decoded copy of every path and bucket was 12 of
-        the 81 MB a fleet of 100,000 notes holds open."""
+        row that does not decode: the caller then reads the header rows). `walked`: the
+        walk's paths in order, whose strings the pass holds where its paths are the same
+        (a decoded copy of every path was 9 of the 81 MB a fleet of 100,000 notes held)."""
         try:
             conn = self._store.conn
             row = conn.execute(
@@ -201,16 +187,18 @@ class HeaderCache:
             # page cache go, or a fleet-wide verb holds up to 2 MB of it for each base (12 MB of
             # `kb fleet`'s peak at 100,000 notes), where a question needs a few pages.
             self.let_go()
-            walked = stats or {}
-            shared: dict[str, str] = {}
-            out: list[LightHeader] = []
-            for rel, private, bucket, h, note in json.loads(row[0]):
-                found = walked.get(rel)
-                name = found.rel if found is not None else str(rel)
-                bucket, note = str(bucket), str(note)
-                bucket, note = shared.setdefault(bucket, bucket), shared.setdefault(note, note)
-                out.append(LightHeader(name, bool(private), bucket, str(h), note))
-            return tuple(out)
+            rows = json.loads(row[0])
+            if not rows:
+                return Lights.of(())
+            rels, private, buckets, hashes, notes = zip(*rows, strict=True)
+            if any(set(map(type, column)) - {str} for column in (rels, buckets, hashes, notes)):
+                return None  # not a pass kb wrote: read the header rows
+            if rels == tuple(walked):
+                rels = tuple(walked)  # the walk's own strings (the same tuple when given one)
+            else:
+                names = {rel: rel for rel in walked}
+                rels = tuple(names.get(rel, rel) for rel in rels)
+            return Lights.from_columns(rels, private, buckets, hashes, notes)
         except (sqlite3.Error, ValueError, TypeError):
             return None
 
@@ -254,7 +242,7 @@ class HeaderCache:
                 wanted.append(rel)
         light: Mapping[str, LightHeader] = {}
         if wanted:
-            light = light_by_rel if light_by_rel is not None else {h.rel: h for h in scan.lights}
+            light = light_by_rel if light_by_rel is not None else scan.lights.by_rel()
         for i in range(0, len(wanted), SQL_VARIABLES):
             part = wanted[i : i + SQL_VARIABLES]
             marks = ",".join("?" * len(part))
@@ -300,8 +288,8 @@ class HeaderCache:
     def every(self, base: BaseSnapshot) -> list[FileHeader]:
         """Every in-scope file's full header, reading only files whose stat changed."""
         scan = self.scan(base)
-        full = self.full(base, scan, [h.rel for h in scan.lights])
-        return [full[h.rel] for h in scan.lights]
+        full = self.full(base, scan, list(scan.lights.rels))
+        return [full[rel] for rel in scan.lights.rels]
 
     def save(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> bool:
         """Save re-read headers and their postings in one transaction; False when the index

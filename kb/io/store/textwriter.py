@@ -13,7 +13,8 @@ from attrs import frozen
 from kb.io.files.atomic import crash_point
 from kb.io.notes.safe_read import Read, read_note
 from kb.io.notes.walk import BaseSnapshot
-from kb.io.store.headers import FileHeader, LightHeader, content_hash
+from kb.io.store.headers import FileHeader, content_hash
+from kb.io.store.lights import LightHeader
 from kb.io.store.textreader import counts_text
 from kb.pure.notes.header import field_exact, front_matter
 
