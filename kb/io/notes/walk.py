@@ -16,6 +16,8 @@ from pathlib import Path
 
 from attrs import field, frozen
 
+from kb.io.notes.filetable import FileStat as FileStat
+from kb.io.notes.filetable import FileTable, table_of
 from kb.pure.notes.lookalike import lookalike_message, looks_like, skeleton
 from kb.pure.notes.manifest import (
     Manifest,
@@ -34,17 +36,6 @@ SKIPPED_DIRS = frozenset({"target", "node_modules", "dist", "build"})
 
 class WalkError(Exception):
     """A directory of a base could not be listed."""
-
-
-@frozen
-class FileStat:
-    rel: str
-    size: int
-    mtime_ns: int
-    private: bool
-    # Why the file is not read (a refused name, BAD_NAME, or past MAX_NOTE_BYTES); None for
-    # every ordinary file. Readers report it instead of opening the file.
-    problem: str | None = None
 
 
 # (rel, size, mtime_ns, problem, the real path relative to the base root, dev, ino, nlink,
@@ -102,7 +93,7 @@ class BaseSnapshot:
     routable: bool  # has agent.txt
     agent_manifest: Manifest
     private: PrivateLayer
-    files: tuple[FileStat, ...]  # in scope, sorted by rel
+    files: FileTable  # in scope, sorted by rel
     private_skipped: int  # files left out because they are private and --all was not given
     map_rel: str | None
     aliases: tuple[tuple[str, str], ...]
@@ -515,7 +506,12 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
                 else (rel, why)
                 for rel, why in unread
             ]
-    files: list[FileStat] = []
+    # the files in scope as columns (kb.io.notes.filetable): an open fleet holds them all
+    rels: list[str] = []
+    sizes: list[int] = []
+    mtimes: list[int] = []
+    privacy: list[bool] = []
+    problems: list[str | None] = []
     private_ids: set[tuple[int, int]] = set()
     skipped = 0
     for i, (rel, size, mtime, problem, real_rel, dev, ino, nlink, _) in enumerate(raw):
@@ -532,12 +528,17 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
             if not include_private:
                 skipped += 1
                 continue
-        files.append(FileStat(rel, size, mtime, private, problem))
+        rels.append(rel)
+        sizes.append(size)
+        mtimes.append(mtime)
+        privacy.append(private)
+        problems.append(problem)
+    files = table_of(rels, sizes, mtimes, privacy, problems)
     seen_tops = [top for top, hit in memo.items() if hit] if memo is not None else None
     lookalikes = layer.lookalikes(
         seen_tops if seen_tops is not None else [r[0] for r in raw] + [r[4] for r in raw if r[4]]
     )
-    in_scope = {f.rel for f in files if "/" not in f.rel}  # a map is at the top
+    in_scope = {rel for rel in files.rels if "/" not in rel}  # a map is at the top
     map_rel = next((m for m in MAP_NAMES if m in in_scope), None)
     alias_text = read_text(root / "kb-aliases.txt")
     alias_problem = None
@@ -553,7 +554,7 @@ def discover(given: str, include_private: bool) -> BaseSnapshot:
         routable=(root / "agent.txt").is_file(),
         agent_manifest=parse_manifest(agent_txt) if agent_txt is not None else Manifest(),
         private=layer,
-        files=tuple(files),
+        files=files,
         private_skipped=skipped,
         map_rel=map_rel,
         aliases=parse_aliases(alias_text) if alias_text is not None else (),

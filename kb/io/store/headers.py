@@ -80,7 +80,7 @@ class HeaderScan:
 
     lights: Lights
     fresh: dict[str, FileHeader]
-    stats: dict[str, FileStat]
+    stats: Mapping[str, FileStat]
     saved: bool
     digest: str = ""
 
@@ -113,10 +113,10 @@ class HeaderCache:
         answered)."""
         if earlier is not None and earlier.saved and self.holds(earlier.digest):
             return earlier
-        stats = {f.rel: f for f in base.files}
+        stats = base.files.by_rel()
         digest = stat_digest(base)
         # through the Store, where tests stand in for `kept_lights` and `save`
-        kept = self._store._kept_lights(digest, tuple(stats))
+        kept = self._store._kept_lights(digest, base.files.rels)
         if kept is not None:
             return HeaderScan(kept, {}, stats, True, digest)
         cached = {
@@ -338,12 +338,7 @@ def stat_digest(base: BaseSnapshot) -> str:
 
     h = blake2b(digest_size=20)
     h.update(f"{base.map_rel}\n".encode("utf-8", "surrogatepass"))
-    h.update(
-        "\n".join(
-            f"{f.rel}\t{f.size}\t{f.mtime_ns}\t{int(f.private)}\t{f.problem or ''}"
-            for f in base.files
-        ).encode("utf-8", "surrogatepass")
-    )
+    h.update("\n".join(base.files.stat_lines()).encode("utf-8", "surrogatepass"))
     return str(h.hexdigest())
 
 
