@@ -3,11 +3,14 @@ an Outcome; all the answering is done by the Memory contract and kb.pure rendere
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from kb.io.answering.memory import Answer, Memory, OpenError, RecallLoss
 
 if TYPE_CHECKING:  # annotations only: importing every verb's inputs costs ~35 ms
+    from kb.pure.fleet.listing import Row
     from kb.shell.cli.hotinputs import RouteInput
     from kb.shell.cli.inputs import IndexInput
     from kb.shell.cli.listinputs import FleetInput, ListInput
@@ -184,22 +187,40 @@ def list_files(inp: ListInput) -> Outcome:
         memory = Memory.open(_paths(inp.paths), all=inp.all)
     except OpenError as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
-    with memory:
-        warnings = open_warnings(memory)
-        if inp.where or inp.sort is not None:
-            from kb.io.answering.served import listed
+    warnings = open_warnings(memory)
 
-            rows = listed(memory, facets.unwrap(), where.unwrap(), sort.unwrap())
-        else:
-            rows = memory.list(facets.unwrap())
-    if inp.json:
-        return Outcome(stdout=dumps([row_json(r) for r in rows]) + "\n", stderr=warnings)
-    count, lines = len(rows), [row_line(r) for r in rows]
-    del rows  # let the rows go before the lines are joined (at 100,000 notes, 30 MB)
-    lines += ["", counted(count, "file")]
-    if not inp.all:
-        lines.append("  the private layer is not listed. --all includes it")
-    return Outcome(stdout="\n".join(lines) + "\n", stderr=warnings)
+    def printed() -> Iterator[str]:
+        """The listing a slice of rows at a time, each made, shown and let go in turn: at
+        100,000 notes the rows were 17 MB and the output 9 MB of text or 19 MB of JSON."""
+        with memory:
+            rows: Iterable[Row]
+            if inp.where or inp.sort is not None:
+                from kb.io.answering.served import listed
+
+                rows = listed(memory, facets.unwrap(), where.unwrap(), sort.unwrap())
+            else:
+                rows = memory.each_row(facets.unwrap())
+            count = 0
+            it = iter(rows)
+            while part := list(islice(it, ROWS_AT_ONCE)):
+                if inp.json:  # as `dumps` writes the list: one line, objects joined by commas
+                    yield ("," if count else "[") + ",".join(dumps(row_json(r)) for r in part)
+                else:
+                    yield "".join(f"{row_line(r)}\n" for r in part)
+                count += len(part)
+        if inp.json:
+            yield "]\n" if count else "[]\n"
+            return
+        yield f"\n{counted(count, 'file')}\n"
+        if not inp.all:
+            yield "  the private layer is not listed. --all includes it\n"
+
+    return Outcome(stderr=warnings, rest=printed())
+
+
+# Rows made and shown at once: the output is never held whole (it is printed a slice at a
+# time), nor the rows (92,000 at 100,000 notes).
+ROWS_AT_ONCE = 2000
 
 
 def fleet(inp: FleetInput) -> Outcome:

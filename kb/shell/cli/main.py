@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import sys
 from collections.abc import Sequence
+from functools import partial
 from typing import Annotated, Any
 
 from kb.shell.cli.outcome import Outcome
@@ -160,7 +161,10 @@ def _unknown_verb(args: Sequence[str]) -> Outcome:
     )
 
 
-def run(argv: Sequence[str]) -> Outcome:
+def run(argv: Sequence[str], streamed: bool = False) -> Outcome:
+    """What `kb ARGV` prints and exits with. `streamed`: the output of a verb that makes it
+    piece by piece stays in `Outcome.rest`, for a caller that prints each piece as it comes
+    (`main`); otherwise it is joined into `stdout`."""
     args = [_clean(a) for a in argv]
     asked = _help(args)
     if asked is not None:
@@ -184,7 +188,10 @@ def run(argv: Sequence[str]) -> Outcome:
         parsed = _parse(command, rest)
     outcome = parsed if isinstance(parsed, Outcome) else command.run(parsed)
     code = 0 if command.hook else outcome.code
-    return terminal_safe(Outcome(stdout=outcome.stdout, stderr=outcome.stderr, code=code))
+    stdout, pieces = outcome.stdout, outcome.rest
+    if not streamed and pieces:
+        stdout, pieces = stdout + "".join(pieces), ()
+    return terminal_safe(Outcome(stdout=stdout, stderr=outcome.stderr, code=code, rest=pieces))
 
 
 def terminal_safe(outcome: Outcome) -> Outcome:
@@ -195,9 +202,12 @@ def terminal_safe(outcome: Outcome) -> Outcome:
     from kb.pure.notes.names import printable
 
     stdout, stderr = printable(outcome.stdout, lines=True), printable(outcome.stderr, lines=True)
-    if stdout is outcome.stdout and stderr is outcome.stderr:
+    # each piece alone: a verb's pieces end at a line break (or, in JSON, hold no control
+    # character), so no CR before an LF is split from it
+    rest = map(partial(printable, lines=True), outcome.rest) if outcome.rest else ()
+    if stdout is outcome.stdout and stderr is outcome.stderr and not rest:
         return outcome
-    return Outcome(stdout=stdout, stderr=stderr, code=outcome.code)
+    return Outcome(stdout=stdout, stderr=stderr, code=outcome.code, rest=rest)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -209,11 +219,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             # the collector's passes over its thousands of headers cost 5-8% of `kb route`
             # at 10,000 notes (242-391 ms against 263-409 ms, six runs each way).
             gc.disable()
-    outcome = run(args)
+    outcome = run(args, streamed=True)
     try:
         if outcome.stdout:
             sys.stdout.write(outcome.stdout)
-            sys.stdout.flush()
+        for piece in outcome.rest:
+            sys.stdout.write(piece)
+        sys.stdout.flush()
     except BrokenPipeError:
         pass  # a reader that stopped early (`kb list | head`) is not an error of ours
     if outcome.stderr:

@@ -3,7 +3,9 @@ until the surface decides to print it."""
 
 from __future__ import annotations
 
-from attrs import frozen
+from collections.abc import Iterable
+
+from attrs import field, frozen
 
 
 @frozen
@@ -11,6 +13,10 @@ class Outcome:
     stdout: str = ""
     stderr: str = ""
     code: int = 0
+    # The rest of stdout, made piece by piece as it is printed: a verb whose output grows
+    # with the fleet (`kb list` wrote 9 MB of text or 19 MB of JSON at 100,000 notes) never
+    # holds it whole. `kb.shell.cli.main.run` joins it for a caller that needs one string.
+    rest: Iterable[str] = field(default=(), eq=False, repr=False)
 
 
 # `kb route --exit-code` and `kb answer --exit-code`: the status of a `nothing` verdict, so a
