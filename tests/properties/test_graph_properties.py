@@ -19,7 +19,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kb.pure.render.graphrender import FORMATS, links_json, links_text
-from kb.pure.writing.graph import DIRECTIONS, Direction, Edge, Graph, Note, build, walk
+from kb.pure.writing.graph import (
+    DIRECTIONS,
+    Direction,
+    Edge,
+    Graph,
+    Note,
+    build,
+    fold_keys,
+    walk,
+)
 from kb.shell.cli.inputs import GRAPH_FORMATS, LINK_DIRECTIONS
 from kb.shell.cli.main import run
 
@@ -242,3 +251,16 @@ def test_a_walk_ends_on_any_graph_however_deep(graph: Graph, direction: str, dep
     steps = walk(graph, graph.notes[0].id, cast(Direction, direction), depth)
     assert len(steps) <= len(graph.notes) - 1
     assert len({s.note for s in steps}) == len(steps)
+
+
+@given(st.lists(st.lists(st.text(alphabet="aAbB \t", max_size=6), max_size=6), max_size=6))
+def test_keys_folded_through_a_shared_memo_are_folded_alike(notes: list[list[str]]) -> None:
+    """`fold_keys` with the fleet's memo (kb.io.answering.graphread) gives each note what
+    it gives without one, and one string per folded key across notes."""
+    folded: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for keys in notes:
+        shared = fold_keys(keys, folded)
+        assert shared == fold_keys(keys)
+        for key in shared:
+            assert seen.setdefault(key, key) is key

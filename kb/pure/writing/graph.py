@@ -82,8 +82,21 @@ def fold_key(key: str) -> str:
     return " ".join(key.lower().split())
 
 
-def fold_keys(keys: Iterable[str]) -> tuple[str, ...]:
-    return tuple(sorted({k for k in (fold_key(k) for k in keys) if k}))
+def fold_keys(keys: Iterable[str], folded: dict[str, str] | None = None) -> tuple[str, ...]:
+    """The keys folded, unique and sorted. `folded`: each key's folded form from earlier
+    calls, kept across a fleet so its notes share one string per key (a fleet of 10,000
+    notes declared 219,923 keys, 14 MB as a string each)."""
+    if folded is None:
+        return tuple(sorted({k for k in (fold_key(k) for k in keys) if k}))
+    out: set[str] = set()
+    for key in keys:
+        found = folded.get(key)
+        if found is None:
+            made = fold_key(key)
+            found = folded[key] = folded.setdefault(made, made)  # one string per folded form
+        if found:
+            out.add(found)
+    return tuple(sorted(out))
 
 
 # -- path links -----------------------------------------------------------------------------
@@ -164,38 +177,66 @@ def resolve_path(linking_rel: str, target: str) -> str | None:
 # -- building ----------------------------------------------------------------------------
 
 
+@frozen
+class Written:
+    """The links one note's text writes, in text order: the stems its wikilinks name and
+    the targets its path links give. A graph of the whole fleet is built from these, so
+    no note's text is held while the others are read (at 100,000 notes `kb graph` held
+    every text, 1.2 GB)."""
+
+    wiki: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+
+
+def written_links(text: str) -> Written:
+    return Written(
+        tuple(name for _, name in wikilinks(text)),
+        tuple(target for _, target in path_links(text)),
+    )
+
+
 def build(bases: Sequence[Sequence[tuple[Note, str]]]) -> Graph:
-    """The link graph of every base's (note, text) pairs. A link resolves only inside the
-    group it was written in; a note id seen twice (two bases with one name) keeps the
-    first."""
+    """The link graph of every base's (note, text) pairs (`build_written`)."""
+    return build_written([[(note, written_links(text)) for note, text in g] for g in bases])
+
+
+def build_written(bases: Sequence[Sequence[tuple[Note, Written]]]) -> Graph:
+    """The link graph of every base's (note, links written) pairs. A link resolves only
+    inside the group it was written in; a note id seen twice (two bases with one name)
+    keeps the first."""
     notes: dict[str, Note] = {}
     via: dict[tuple[str, str], set[str]] = {}
     unresolved = 0
     for group in bases:
         rels = {note.rel: note for note, _ in group}
         by_stem = stems_of(rels)
-        for note, text in group:
-            notes.setdefault(note.id, note)
+        ids = {rel: note.id for rel, note in rels.items()}  # one string each, shared by edges
+        for note, written in group:
+            notes.setdefault(ids.get(note.rel, note.id), note)
             if note.rel.startswith(LINK_EXEMPT):
                 continue
             found: list[tuple[str, str]] = []
-            for _, name in wikilinks(text):
+            for name in written.wiki:
                 matches = by_stem.get(name, [])
                 if len(matches) == 1:
                     found.append((matches[0], WIKI))
                 else:
                     unresolved += 1
-            for _, written in path_links(text):
-                rel = resolve_path(note.rel, written)
+            for target in written.paths:
+                rel = resolve_path(note.rel, target)
                 if rel is not None and rel in rels:
                     found.append((rel, PATH))
                 else:
                     unresolved += 1
+            source = ids[note.rel]
             for rel, kind in found:
-                target = rels[rel].id
-                if target != note.id:
-                    via.setdefault((note.id, target), set()).add(kind)
-    edges = tuple(Edge(s, t, tuple(sorted(k))) for (s, t), k in sorted(via.items()))
+                if ids[rel] != source:
+                    via.setdefault((source, ids[rel]), set()).add(kind)
+    kinds: dict[tuple[str, ...], tuple[str, ...]] = {}  # each edge's kinds: three tuples in all
+    edges = tuple(
+        Edge(s, t, kinds.setdefault(made := tuple(sorted(k)), made))
+        for (s, t), k in sorted(via.items())
+    )
     return Graph(tuple(notes[i] for i in sorted(notes)), edges, unresolved)
 
 
