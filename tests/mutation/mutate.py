@@ -74,6 +74,11 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
             "tests/properties/test_warm_text_early_stop.py",
         ),
     ),
+    # an open fleet's entries by path (the keyword ranking's last tie-break): its property
+    "entryorder": (
+        "kb/pure/answering/entryorder.py",
+        ("tests/properties/test_entryorder_properties.py",),
+    ),
     "privacy": (
         "kb/pure/notes/manifest.py",
         ("tests/unit/test_private_layer.py", "tests/properties/test_names_properties.py"),

@@ -30,8 +30,9 @@ def test_entry_order_is_the_dict_of_places(
     if other not in expected:
         assert other not in order
         assert order.get_place(other) is None
-        with pytest.raises(KeyError):
+        with pytest.raises(KeyError) as refused:
             order[other]
+        assert refused.value.args == (other,)
 
 
 def test_a_path_that_is_not_a_string_is_not_held() -> None:

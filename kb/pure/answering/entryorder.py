@@ -14,43 +14,36 @@ from collections.abc import Iterator, Mapping, Sequence
 
 
 class EntryOrder(Mapping[str, int]):
-    """path -> place, for the entries of one base: `first` is the first entry's place, and
-    the others follow in the order given."""
+    """path -> place, for the entries of one base (each path once): `first` is the first
+    entry's place, and the others follow in the order given."""
 
     __slots__ = ("_first", "_places", "_rels")
 
     def __init__(self, first: int, rels: Sequence[str]) -> None:
         self._first = first
-        self._rels: tuple[str, ...] = ()
+        self._rels = tuple(rels)
         self._places: dict[str, int] | None = None
-        if all(map(str.__lt__, rels, rels[1:])):
-            self._rels = tuple(rels)
-        else:
+        if not all(map(str.__lt__, rels, rels[1:])):
             self._places = {rel: first + n for n, rel in enumerate(rels)}
 
-    def _at(self, rel: str) -> int:
-        """The place of `rel`, or -1."""
+    def get_place(self, rel: str) -> int | None:
+        """The place of `rel`, or None when it is no entry of this base."""
         if self._places is not None:
-            return self._places.get(rel, -1)
+            return self._places.get(rel)
         i = bisect_left(self._rels, rel)
-        return self._first + i if i < len(self._rels) and self._rels[i] == rel else -1
+        return self._first + i if i < len(self._rels) and self._rels[i] == rel else None
 
     def __getitem__(self, rel: str) -> int:
-        found = self._at(rel)
-        if found < 0:
+        found = self.get_place(rel)
+        if found is None:
             raise KeyError(rel)
         return found
 
     def __contains__(self, rel: object) -> bool:
-        return isinstance(rel, str) and self._at(rel) >= 0
-
-    def get_place(self, rel: str) -> int | None:
-        """The place of `rel`, or None when it is no entry of this base."""
-        found = self._at(rel)
-        return None if found < 0 else found
+        return isinstance(rel, str) and self.get_place(rel) is not None
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._places if self._places is not None else self._rels)
+        return iter(self._rels)
 
     def __len__(self) -> int:
-        return len(self._places if self._places is not None else self._rels)
+        return len(self._rels)
