@@ -309,8 +309,10 @@ class WarmText:
         if found is None:
             places = range(self.at[i], self.at[i + 1])
             weight = self.post_weight.__getitem__
-            # a stable sort: reversed, equal weights keep their ascending chunk order
-            found = self.orders[i] = array("q", sorted(places, key=weight, reverse=True))
+            # a stable sort: reversed, equal weights keep their ascending chunk order; 4 bytes
+            # a place, as `post_chunk`'s (this memo grows with the words a resident kb is
+            # asked, up to every posting: 8 bytes a place doubled that ceiling)
+            found = self.orders[i] = array("i", sorted(places, key=weight, reverse=True))
         return found
 
     def top_stopping_early(
