@@ -30,14 +30,17 @@ from kb.shell.cli.inputs import GraphInput, LinksInput
 from kb.shell.cli.outcome import Outcome
 
 
-def _open(paths: tuple[str, ...], include_private: bool) -> tuple[Graph, str] | Outcome:
-    """The graph, and the warnings every verb that opens the bases prints."""
+def _open(
+    paths: tuple[str, ...], include_private: bool, described: bool = True
+) -> tuple[Graph, str] | Outcome:
+    """The graph, and the warnings every verb that opens the bases prints. `described`:
+    with each note's title and keys (`kb links` prints neither)."""
     try:
         memory = Memory.open(list(paths) or ["."], all=include_private)
     except OpenError as e:
         return Outcome(stderr=f"kb: {e}\n", code=1)
     with memory:
-        return read_graph(memory), open_warnings(memory)
+        return read_graph(memory, described), open_warnings(memory)
 
 
 def _warned(out: Outcome, warnings: str) -> Outcome:
@@ -65,7 +68,7 @@ def _note(graph: Graph, given: str, include_private: bool) -> Note | Outcome:
 
 
 def links(inp: LinksInput) -> Outcome:
-    opened = _open(inp.paths, inp.all)
+    opened = _open(inp.paths, inp.all, described=False)
     if isinstance(opened, Outcome):
         return opened
     return _warned(_links(inp, opened[0]), opened[1])
