@@ -345,8 +345,10 @@ def declared(graph: Graph) -> dict[str, list[str]]:
     """key -> ids of the notes declaring it, in id order."""
     out: dict[str, list[str]] = {}
     for note in graph.notes:
-        for key in note.keys:
-            out.setdefault(key, []).append(note.id)
+        if note.keys:
+            ident = note.id  # one string a note, not one a key it declares
+            for key in note.keys:
+                out.setdefault(key, []).append(ident)
     return out
 
 
@@ -376,9 +378,11 @@ def _view(
     min_declarers: int,
     limit: int,
     focus: str | None,
+    by_key: Mapping[str, Sequence[str]] | None = None,
 ) -> View:
+    """The view of the `kept` notes; `by_key`: `declared(graph)`, when the caller made it."""
     keep = set(kept)
-    by_key = declared(graph)
+    by_key = declared(graph) if by_key is None else by_key
     eligible = []
     for key in candidate_keys:
         ids = tuple(i for i in by_key.get(key, ()) if i in keep)
@@ -399,11 +403,12 @@ def _view(
 def overview(graph: Graph, limit: int) -> View:
     """The whole graph: the `limit` most connected notes and the `limit` most shared keys
     among them."""
-    shared = {k: ids for k, ids in declared(graph).items() if len(ids) >= 2}
+    by_key = declared(graph)
+    shared = {k: ids for k, ids in by_key.items() if len(ids) >= 2}
     degree = _degrees(graph, shared)
     ranked = sorted(degree, key=lambda i: (-degree[i], i))
     kept = ranked[:limit]
-    return _view(graph, kept, len(ranked) - len(kept), shared, 2, limit, None)
+    return _view(graph, kept, len(ranked) - len(kept), shared, 2, limit, None, by_key)
 
 
 def around_note(graph: Graph, focus: Note, limit: int) -> View:
@@ -420,20 +425,20 @@ def around_note(graph: Graph, focus: Note, limit: int) -> View:
     ranked = sorted(candidates, key=lambda i: (i not in linked, -shared_with.get(i, 0), i))
     kept = [focus.id, *ranked[:limit]]
     omitted = len(ranked) - min(limit, len(ranked))
-    return _view(graph, kept, omitted, focus.keys, 2, limit, f"note:{focus.id}")
+    return _view(graph, kept, omitted, focus.keys, 2, limit, f"note:{focus.id}", by_key)
 
 
 def around_key(graph: Graph, key: str, limit: int) -> Result[View, str]:
     """The notes declaring one key (the most connected `limit` of them) and their links.
     Failure carries the folded key when no note in scope declares it."""
     folded = fold_key(key)
-    ids = declared(graph).get(folded, [])
+    by_key = declared(graph)
+    ids = by_key.get(folded, [])
     if not ids:
         return Failure(folded)
-    shared = {k: v for k, v in declared(graph).items() if len(v) >= 2}
+    shared = {k: v for k, v in by_key.items() if len(v) >= 2}
     degree = _degrees(graph, shared)
     ranked = sorted(ids, key=lambda i: (-degree[i], i))
     kept = ranked[:limit]
-    return Success(
-        _view(graph, kept, len(ranked) - len(kept), [folded], 1, max(limit, 1), f"key:{folded}")
-    )
+    omitted = len(ranked) - len(kept)
+    return Success(_view(graph, kept, omitted, [folded], 1, max(limit, 1), f"key:{folded}", by_key))
