@@ -4,11 +4,11 @@ lines the files themselves would."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kb.io.notes.filetable import FileStat, FileTable, table_of
+from tests.properties.rows_by_path import check_rows_by_path
 
 files = st.builds(
     FileStat,
@@ -25,12 +25,7 @@ def test_a_table_is_the_files_it_holds(listed: list[FileStat], by_path: bool, ot
     if by_path:  # as a walk gives them: each path once, ascending
         listed = sorted({f.rel: f for f in listed}.values(), key=lambda f: f.rel)
     table = FileTable.of(listed)
-    assert list(table) == listed
-    assert len(table) == len(listed)
-    assert table.rels == tuple(f.rel for f in listed)
-    assert [table[i] for i in range(len(listed))] == listed
-    assert [table[i] for i in range(-len(listed), 0)] == listed
-    assert table[2:5] == listed[2:5]
+    check_rows_by_path(table, listed, other)
     assert table == FileTable.of(listed)
     assert table == table_of(
         [f.rel for f in listed],
@@ -42,21 +37,6 @@ def test_a_table_is_the_files_it_holds(listed: list[FileStat], by_path: bool, ot
     assert list(table.stat_lines()) == [
         f"{f.rel}\t{f.size}\t{f.mtime_ns}\t{int(f.private)}\t{f.problem or ''}" for f in listed
     ]
-    last = {f.rel: f for f in listed}  # as a dict built from the files keeps them
-    view = table.by_rel()
-    for rel, f in last.items():
-        assert rel in view
-        assert view[rel] == f
-        assert table.get(rel) == f
-    assert set(view) == set(last)
-    assert len(view) == len(last)
-    if other not in last:
-        assert other not in view
-        assert table.get(other) is None
-        with pytest.raises(KeyError):
-            view[other]
-    with pytest.raises(IndexError):
-        table[len(listed)]
 
 
 def test_two_tables_differ_when_one_file_does() -> None:

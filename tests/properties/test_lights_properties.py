@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kb.io.store.lights import HASH_WIDTH, LightHeader, Lights
+from tests.properties.rows_by_path import check_rows_by_path
 
 _hex = st.text("0123456789abcdef", min_size=HASH_WIDTH, max_size=HASH_WIDTH)
 headers = st.builds(
@@ -28,29 +29,9 @@ def test_lights_are_the_headers_they_hold(
     if by_path:  # as a walk gives them: each path once, ascending
         listed = sorted({h.rel: h for h in listed}.values(), key=lambda h: h.rel)
     lights = Lights.of(listed)
-    assert list(lights) == listed
-    assert len(lights) == len(listed)
-    assert lights.rels == tuple(h.rel for h in listed)
-    assert [lights[i] for i in range(len(listed))] == listed
-    assert [lights[i] for i in range(-len(listed), 0)] == listed
-    assert lights[1:4] == listed[1:4]
+    check_rows_by_path(lights, listed, other)
     assert list(lights.buckets()) == [(h.rel, h.bucket, h.note) for h in listed]
     assert lights == Lights.of(listed)
-    last = {h.rel: h for h in listed}  # as a dict built from the headers keeps them
-    view = lights.by_rel()
-    for rel, h in last.items():
-        assert rel in view
-        assert view[rel] == h
-        assert lights.get(rel) == h
-    assert set(view) == set(last)
-    if other not in last:
-        assert other not in view
-        assert lights.get(other) is None
-        assert lights.place(other) is None
-        with pytest.raises(KeyError):
-            view[other]
-    with pytest.raises(IndexError):
-        lights[len(listed)]
 
 
 def test_two_passes_differ_when_one_header_does() -> None:

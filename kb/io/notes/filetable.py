@@ -11,12 +11,12 @@ once, in ascending order, so a path is found by bisection.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress
-from typing import overload
 
 from attrs import frozen
+
+from kb.pure.notes.pathcolumns import PathColumns
 
 
 @frozen
@@ -30,11 +30,11 @@ class FileStat:
     problem: str | None = None
 
 
-class FileTable(Sequence[FileStat]):
+class FileTable(PathColumns[FileStat]):
     """A walk's files in scope, in path order: a sequence of `FileStat` made on demand from
-    columns (`of` builds one). Equal to another table with the same files."""
+    columns (`of` builds one), found by path (kb.pure.notes.pathcolumns)."""
 
-    __slots__ = ("_mtimes", "_places", "_private", "_problems", "_sizes", "rels")
+    __slots__ = ("_mtimes", "_private", "_problems", "_sizes")
 
     def __init__(
         self,
@@ -44,32 +44,25 @@ class FileTable(Sequence[FileStat]):
         private: bytes,
         problems: dict[int, str],
     ) -> None:
-        self.rels = rels
+        super().__init__(rels)
         self._sizes = sizes
         self._mtimes = mtimes
         self._private = private
         self._problems = problems  # place -> why the file is not read, for the few
-        # Paths out of order or repeated (no walk gives them): found through a dict.
-        self._places: dict[str, int] | None = None
-        if not all(map(str.__lt__, rels, rels[1:])):
-            self._places = {rel: i for i, rel in enumerate(rels)}
 
     @classmethod
     def of(cls, files: Iterable[FileStat]) -> FileTable:
         """The columns of these files, in their order."""
         listed = list(files)
-        problems = [f.problem for f in listed]
-        return cls(
-            tuple(f.rel for f in listed),
-            array("q", (f.size for f in listed)),
-            array("q", (f.mtime_ns for f in listed)),
-            bytes(f.private for f in listed),
-            {i: p for i, p in enumerate(problems) if p is not None},
+        return table_of(
+            [f.rel for f in listed],
+            [f.size for f in listed],
+            [f.mtime_ns for f in listed],
+            [f.private for f in listed],
+            [f.problem for f in listed],
         )
 
-    # -- one file ------------------------------------------------------------------------
-
-    def _file(self, i: int) -> FileStat:
+    def _row(self, i: int) -> FileStat:
         return FileStat(
             self.rels[i],
             self._sizes[i],
@@ -77,24 +70,6 @@ class FileTable(Sequence[FileStat]):
             bool(self._private[i]),
             self._problems.get(i),
         )
-
-    def place(self, rel: str) -> int | None:
-        """The place of the file at `rel`, or None when the walk found no such file."""
-        if self._places is not None:
-            return self._places.get(rel)
-        i = bisect_left(self.rels, rel)
-        return i if i < len(self.rels) and self.rels[i] == rel else None
-
-    def get(self, rel: str) -> FileStat | None:
-        """The file at `rel`, or None."""
-        i = self.place(rel)
-        return None if i is None else self._file(i)
-
-    def by_rel(self) -> Mapping[str, FileStat]:
-        """The files by path, looked up in the columns (no dict is built)."""
-        return _ByRel(self)
-
-    # -- every file ----------------------------------------------------------------------
 
     def stat_lines(self) -> Iterator[str]:
         """Each file's path, size, mtime_ns, privacy and problem, TAB-separated, in order:
@@ -105,39 +80,6 @@ class FileTable(Sequence[FileStat]):
             zip(self.rels, self._sizes, self._mtimes, self._private, strict=True)
         ):
             yield f"{rel}\t{size}\t{mtime}\t{private}\t{problems.get(i) or ''}"
-
-    # -- the sequence --------------------------------------------------------------------
-
-    def __len__(self) -> int:
-        return len(self.rels)
-
-    @overload
-    def __getitem__(self, i: int) -> FileStat: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[FileStat]: ...
-
-    def __getitem__(self, i: int | slice) -> FileStat | list[FileStat]:
-        if isinstance(i, slice):
-            return [self._file(j) for j in range(*i.indices(len(self.rels)))]
-        if i < 0:
-            i += len(self.rels)
-        if not 0 <= i < len(self.rels):
-            raise IndexError("file index out of range")
-        return self._file(i)
-
-    def __iter__(self) -> Iterator[FileStat]:
-        return map(self._file, range(len(self.rels)))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, FileTable):
-            return len(self) == len(other) and all(map(FileStat.__eq__, self, other))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"FileTable({list(self)!r})"
 
 
 def table_of(
@@ -155,27 +97,3 @@ def table_of(
         bytes(map(bool, private)),
         {i: p for i in compress(range(len(problems)), problems) if (p := problems[i])},
     )
-
-
-class _ByRel(Mapping[str, FileStat]):
-    """`FileTable.by_rel`: path -> file."""
-
-    __slots__ = ("_table",)
-
-    def __init__(self, table: FileTable) -> None:
-        self._table = table
-
-    def __getitem__(self, rel: str) -> FileStat:
-        found = self._table.get(rel)
-        if found is None:
-            raise KeyError(rel)
-        return found
-
-    def __contains__(self, rel: object) -> bool:
-        return isinstance(rel, str) and self._table.place(rel) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(dict.fromkeys(self._table.rels))
-
-    def __len__(self) -> int:
-        return len(dict.fromkeys(self._table.rels))

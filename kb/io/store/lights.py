@@ -12,14 +12,13 @@ them) are found through a dict instead.
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress
-from typing import overload
 
 from attrs import frozen
 
 from kb.pure.answering.entries import Bucket
+from kb.pure.notes.pathcolumns import PathColumns
 
 # Every content hash kb writes is 16 hexadecimal characters (`content_hash`: blake2b, 8
 # bytes). A pass holding a hash of another length (an index from an older kb) keeps a tuple.
@@ -38,11 +37,11 @@ class LightHeader:
     note: str
 
 
-class Lights(Sequence[LightHeader]):
+class Lights(PathColumns[LightHeader]):
     """One base's light headers in walk order: a sequence of `LightHeader`, made on demand
-    from columns (`of` builds one). Equal to another pass with the same headers."""
+    from columns (`of` builds one), found by path (kb.pure.notes.pathcolumns)."""
 
-    __slots__ = ("_buckets", "_codes", "_hashes", "_notes", "_places", "_private", "rels")
+    __slots__ = ("_buckets", "_codes", "_hashes", "_notes", "_private")
 
     def __init__(
         self,
@@ -53,15 +52,12 @@ class Lights(Sequence[LightHeader]):
         hashes: str | tuple[str, ...],
         notes: dict[int, str],
     ) -> None:
-        self.rels = rels
+        super().__init__(rels)
         self._private = private
         self._codes = codes  # by place: the bucket's place in `_buckets`
         self._buckets = buckets
         self._hashes = hashes  # joined at HASH_WIDTH, or one string a file
         self._notes = notes  # place -> note, for the files that have one
-        self._places: dict[str, int] | None = None
-        if not all(map(str.__lt__, rels, rels[1:])):
-            self._places = {rel: i for i, rel in enumerate(rels)}
 
     @classmethod
     def of(cls, headers: Iterable[LightHeader]) -> Lights:
@@ -100,14 +96,12 @@ class Lights(Sequence[LightHeader]):
             {i: notes[i] for i in compress(range(len(notes)), notes)},
         )
 
-    # -- one file ------------------------------------------------------------------------
-
     def _hash(self, i: int) -> str:
         if isinstance(self._hashes, str):
             return self._hashes[i * HASH_WIDTH : (i + 1) * HASH_WIDTH]
         return self._hashes[i]
 
-    def _header(self, i: int) -> LightHeader:
+    def _row(self, i: int) -> LightHeader:
         return LightHeader(
             self.rels[i],
             bool(self._private[i]),
@@ -116,83 +110,8 @@ class Lights(Sequence[LightHeader]):
             self._notes.get(i, ""),
         )
 
-    def place(self, rel: str) -> int | None:
-        """The place of the file at `rel`, or None when the pass holds no such file."""
-        if self._places is not None:
-            return self._places.get(rel)
-        i = bisect_left(self.rels, rel)
-        return i if i < len(self.rels) and self.rels[i] == rel else None
-
-    def get(self, rel: str) -> LightHeader | None:
-        """The light header of the file at `rel`, or None."""
-        i = self.place(rel)
-        return None if i is None else self._header(i)
-
-    def by_rel(self) -> Mapping[str, LightHeader]:
-        """The light headers by path, looked up in the columns (no dict is built)."""
-        return _ByRel(self)
-
-    # -- every file ----------------------------------------------------------------------
-
     def buckets(self) -> Iterator[tuple[str, str, str]]:
         """(path, bucket, note) of every file, in order, making no `LightHeader`."""
         names, notes = self._buckets, self._notes
         for i, (rel, code) in enumerate(zip(self.rels, self._codes, strict=True)):
             yield rel, names[code], notes.get(i, "")
-
-    # -- the sequence --------------------------------------------------------------------
-
-    def __len__(self) -> int:
-        return len(self.rels)
-
-    @overload
-    def __getitem__(self, i: int) -> LightHeader: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[LightHeader]: ...
-
-    def __getitem__(self, i: int | slice) -> LightHeader | list[LightHeader]:
-        if isinstance(i, slice):
-            return [self._header(j) for j in range(*i.indices(len(self.rels)))]
-        if i < 0:
-            i += len(self.rels)
-        if not 0 <= i < len(self.rels):
-            raise IndexError("light header index out of range")
-        return self._header(i)
-
-    def __iter__(self) -> Iterator[LightHeader]:
-        return map(self._header, range(len(self.rels)))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Lights):
-            return len(self) == len(other) and all(map(LightHeader.__eq__, self, other))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Lights({list(self)!r})"
-
-
-class _ByRel(Mapping[str, LightHeader]):
-    """`Lights.by_rel`: path -> light header."""
-
-    __slots__ = ("_lights",)
-
-    def __init__(self, lights: Lights) -> None:
-        self._lights = lights
-
-    def __getitem__(self, rel: str) -> LightHeader:
-        found = self._lights.get(rel)
-        if found is None:
-            raise KeyError(rel)
-        return found
-
-    def __contains__(self, rel: object) -> bool:
-        return isinstance(rel, str) and self._lights.place(rel) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(dict.fromkeys(self._lights.rels))
-
-    def __len__(self) -> int:
-        return len(dict.fromkeys(self._lights.rels))
