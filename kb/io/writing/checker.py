@@ -86,12 +86,12 @@ def _private_citations(root: Path, folders: tuple[str, ...]) -> frozenset[str]:
 def _readable(snap: BaseSnapshot, skipped: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
     """(rel, text) of each file of the base that can be read, one at a time, in order; each
     that cannot goes to `skipped` with the reason."""
-    for f in snap.files:
-        got = file_text(snap, f.rel)
+    for rel in snap.files.rels:  # the paths alone: no FileStat is made for them
+        got = file_text(snap, rel)
         if isinstance(got, str):
-            yield f.rel, got
+            yield rel, got
         else:
-            skipped.append((f.rel, got[1]))
+            skipped.append((rel, got[1]))
 
 
 def read_base(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
@@ -193,7 +193,7 @@ def base_facts(snap: BaseSnapshot, include_private: bool) -> BaseFacts:
         label=snap.name,
         map_rel=snap.map_rel,
         knowledge=knowledge_folder([d for d in KNOWLEDGE_DIRS if (snap.root / d).is_dir()]),
-        rels=tuple(f.rel for f in snap.files),
+        rels=snap.files.rels,
         texts=(),
         skipped=skipped,
         private=snap.private,
