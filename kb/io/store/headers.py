@@ -44,10 +44,6 @@ if TYPE_CHECKING:
 # behind kb's back changes the digest and is read again. A few digests are kept, so opens
 # of both scopes (with and without --all) alternate without rewriting the row.
 SCAN_LIGHTS_KEPT = 4
-# Headers read again are saved with their postings this many at a time, and let go once
-# saved: a cold base of 13,278 notes held every parsed header and all their rows at once
-# (232 MB traced at the save, 98 MB of headers kept after it).
-SAVED_AT_ONCE = 1000
 
 
 @frozen
@@ -131,21 +127,7 @@ class HeaderCache:
             )
         }
         lights: list[LightHeader] = []
-        pending: list[tuple[FileStat, FileHeader]] = []
-        unsaved: dict[str, FileHeader] = {}  # read again and not in the cache: kept here
-        saved, raced = True, False
-
-        def save_pending() -> None:
-            # A file refused because it changed under kb since the walk is not remembered:
-            # the next open reads it again (a note restored after a swap must not stay
-            # unreadable). Once a save fails (a busy or read-only index), no other is tried.
-            nonlocal saved, raced
-            remembered = [(f, h) for f, h in pending if not h.raced]
-            raced = raced or len(remembered) < len(pending)
-            saved = saved and (not remembered or self._store._save_headers(remembered))
-            unsaved.update((h.rel, h) for f, h in pending if h.raced or not saved)
-            pending.clear()
-
+        fresh: list[tuple[FileStat, FileHeader]] = []
         total = len(base.files)
         for done, f in enumerate(base.files):
             if progress is not None:
@@ -162,16 +144,16 @@ class HeaderCache:
             # kept pass must equal the rows it stands for; the property found the purpose here)
             note = header.purpose if header.bucket == "unreadable" else ""
             lights.append(LightHeader(f.rel, f.private, header.bucket, header.hash, note))
-            pending.append((f, header))
-            if len(pending) == SAVED_AT_ONCE:
-                save_pending()
-        save_pending()
-        if saved and not raced:
+            fresh.append((f, header))
+        # A file refused because it changed under kb since the walk is not remembered: the
+        # next open reads it again (a note restored after a swap must not stay unreadable).
+        remembered = [(f, h) for f, h in fresh if not h.raced]
+        saved = self._store._save_headers(remembered) if remembered else True
+        if saved and len(remembered) == len(fresh):
             self._keep_lights(digest, lights)
         # Postings answer for this open only when every file read again was saved with its
         # rows (a busy or read-only index keeps old rows: the caller then scores in memory).
-        # A header saved is read back from the cache when asked for (`full`), not held.
-        return HeaderScan(Lights.of(lights), unsaved, stats, saved, digest)
+        return HeaderScan(Lights.of(lights), {h.rel: h for _, h in fresh}, stats, saved, digest)
 
     def let_go(self) -> None:
         """Free the connection's page cache after a read of the whole base (it refills as
