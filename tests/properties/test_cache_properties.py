@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
-from kb.io.store import headers as store
+from kb.io.store import fileheader as store
 from kb.pure.answering.entries import Entry, prepare, prepared_from, token_sets
 from tests.properties.strategies import (
     MAP_NAMES,

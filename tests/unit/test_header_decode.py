@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from kb.io.store.headers import _decode
+from kb.io.store.fileheader import _decode
 
 
 def test_the_same_key_decoded_from_two_rows_is_one_string() -> None:

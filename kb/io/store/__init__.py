@@ -16,14 +16,8 @@ The names callers import are re-exported here.
 """
 
 from kb.io.store.database import MAX_OPEN_STORES, Store
-from kb.io.store.headers import (
-    FileHeader,
-    HeaderScan,
-    content_hash,
-    read_header,
-    stat_digest,
-    token_sets_of,
-)
+from kb.io.store.fileheader import FileHeader, token_sets_of
+from kb.io.store.headers import HeaderScan, content_hash, read_header, stat_digest
 from kb.io.store.lights import LightHeader, Lights
 from kb.io.store.ranking import RANK_ROWID_SQL, RANK_SQL, SpanMap, match_expression
 from kb.io.store.schema import (

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Protocol
 from weakref import proxy
 
 from kb.io.notes.indexowner import discard, owned_by, stamp_for
-from kb.io.notes.walk import BaseSnapshot, FileStat
-from kb.io.store.headers import FileHeader, HeaderCache, HeaderScan
+from kb.io.notes.walk import BaseSnapshot
+from kb.io.store.headers import HeaderCache, HeaderScan
 from kb.io.store.keywords import KeywordPostings
 from kb.io.store.lights import Lights
+from kb.io.store.pending import PendingHeaders
 from kb.io.store.ranking import Ranking, SpanMap
 from kb.io.store.schema import (
     StoreError,
@@ -244,8 +245,8 @@ class Store:
     def _kept_lights(self, digest: str, walked: Sequence[str] = ()) -> Lights | None:
         return self.headers.kept_lights(digest, walked)
 
-    def _save_headers(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> bool:
-        return self.headers.save(fresh)
+    def _save_headers(self, pending: PendingHeaders) -> bool:
+        return self.headers.save(pending)
 
     def text_stats(self, terms: Sequence[str]) -> tuple[TextStats, dict[str, tuple[str, ...]]]:
         return self.vocabulary.text_stats(terms)

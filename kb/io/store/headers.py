@@ -11,24 +11,18 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from attrs import frozen
 
 from kb.io.notes.safe_read import Refused, read_note
 from kb.io.notes.walk import BaseSnapshot, FileStat
+from kb.io.store.fileheader import FileHeader, header_from_row
 from kb.io.store.lights import LightHeader, Lights
+from kb.io.store.pending import STREAM_FROM, PendingHeaders, StreamedSave
 from kb.io.store.schema import SQL_VARIABLES, briefly
-from kb.pure.answering.entries import (
-    Bucket,
-    TokenSets,
-    bucket_of,
-    parse_note,
-    sets_from_norms,
-    token_sets,
-)
+from kb.pure.answering.entries import bucket_of, parse_note, token_sets
 from kb.pure.notes.header import front_matter
 from kb.pure.notes.paths import stem_of
 
@@ -47,39 +41,13 @@ SCAN_LIGHTS_KEPT = 4
 
 
 @frozen
-class FileHeader:
-    """What the cache knows about one file; `bucket` is `unreadable` when it is not UTF-8."""
-
-    rel: str
-    private: bool
-    bucket: Bucket | str
-    hash: str
-    title: str
-    keys: tuple[str, ...]
-    purpose: str
-    front: tuple[tuple[str, str], ...]
-    # The scorer's token sets when the file declares keys and was parsed in this process;
-    # `tokens_cached` when they were read back from the cache, still encoded (decoded by
-    # `token_sets_of` only when something scores). Both None for a file without keys.
-    tokens: TokenSets | None = None
-    tokens_cached: str | None = None
-    # `keys` were derived from the note's own text (no `Search for:` line); `derivable`:
-    # the note has words to be found by, so it is an entry outside the exempt folders.
-    derived: bool = False
-    derivable: bool = False
-    # Unreadable because the file changed under kb since the walk (kb.io.notes.safe_read.Refused):
-    # a moment, never saved to the cache.
-    raced: bool = False
-
-
-@frozen
 class HeaderScan:
     """One base's stat pass: the light headers in walk order, the full headers of the files
     read again in it, each file's stat by path, whether the re-read ones were saved, and the
     walk's digest (under which the index keeps the pass)."""
 
     lights: Lights
-    fresh: dict[str, FileHeader]
+    fresh: Mapping[str, FileHeader]
     stats: Mapping[str, FileStat]
     saved: bool
     digest: str = ""
@@ -126,34 +94,59 @@ class HeaderCache:
                 "CASE WHEN bucket = 'unreadable' THEN purpose ELSE '' END FROM headers"
             )
         }
+        stale = sum(
+            1
+            for f in base.files
+            if (row := cached.get(f.rel)) is None or row[0] != f.size or row[1] != f.mtime_ns
+        )
+        stream = StreamedSave.begin(self._store) if stale >= STREAM_FROM else None
         lights: list[LightHeader] = []
-        fresh: list[tuple[FileStat, FileHeader]] = []
-        total = len(base.files)
-        for done, f in enumerate(base.files):
-            if progress is not None:
-                progress(done, total)
-            row = cached.get(f.rel)
-            if row is not None and row[0] == f.size and row[1] == f.mtime_ns:
-                _, _, h, bucket, declared, derivable, note = row
-                if bucket != "unreadable":  # the map may have changed since: ask again
-                    bucket = bucket_of(base.map_rel, f.rel, bool(declared), bool(derivable))
-                lights.append(LightHeader(f.rel, f.private, bucket, h or "", note))
-                continue
-            header = read_header(base, f)
-            # as a cached row gives it: the reason for an unreadable file, else nothing (a
-            # kept pass must equal the rows it stands for; the property found the purpose here)
-            note = header.purpose if header.bucket == "unreadable" else ""
-            lights.append(LightHeader(f.rel, f.private, header.bucket, header.hash, note))
-            fresh.append((f, header))
+        pending = PendingHeaders()
         # A file refused because it changed under kb since the walk is not remembered: the
         # next open reads it again (a note restored after a swap must not stay unreadable).
-        remembered = [(f, h) for f, h in fresh if not h.raced]
-        saved = self._store._save_headers(remembered) if remembered else True
-        if saved and len(remembered) == len(fresh):
+        raced: dict[str, FileHeader] = {}
+        total = len(base.files)
+        try:
+            for done, f in enumerate(base.files):
+                if progress is not None:
+                    progress(done, total)
+                row = cached.get(f.rel)
+                if row is not None and row[0] == f.size and row[1] == f.mtime_ns:
+                    _, _, h, bucket, declared, derivable, note = row
+                    if bucket != "unreadable":  # the map may have changed since: ask again
+                        bucket = bucket_of(base.map_rel, f.rel, bool(declared), bool(derivable))
+                    lights.append(LightHeader(f.rel, f.private, bucket, h or "", note))
+                    continue
+                header = read_header(base, f)
+                # as a cached row gives it: the reason for an unreadable file, else nothing (a
+                # kept pass must equal the rows it stands for; the property found the purpose)
+                note = header.purpose if header.bucket == "unreadable" else ""
+                lights.append(LightHeader(f.rel, f.private, header.bucket, header.hash, note))
+                if header.raced:
+                    raced[f.rel] = header
+                elif stream is not None:
+                    stream.add(f, header)
+                else:
+                    pending.add(f, header)
+        except BaseException:
+            if stream is not None:  # the pass was stopped (a Ctrl-C, its parent gone)
+                stream.abandon()
+            raise
+        del cached
+        fresh: Mapping[str, FileHeader]
+        if stream is not None:
+            saved = stream.finish()
+            # a streamed pass holds nothing it read: what it could not save is read again
+            fresh = raced if saved else _ReadAgain(base, stats, stream.rels, raced)
+        else:
+            saved = self._store._save_headers(pending) if pending else True
+            fresh = raced if saved else _Either(pending, raced)
+        if saved and not raced:
             self._keep_lights(digest, lights)
         # Postings answer for this open only when every file read again was saved with its
-        # rows (a busy or read-only index keeps old rows: the caller then scores in memory).
-        return HeaderScan(Lights.of(lights), {h.rel: h for _, h in fresh}, stats, saved, digest)
+        # rows (a busy or read-only index keeps old rows: the caller then scores in memory,
+        # from the headers not saved).
+        return HeaderScan(Lights.of(lights), fresh, stats, saved, digest)
 
     def let_go(self) -> None:
         """Free the connection's page cache after a read of the whole base (it refills as
@@ -250,25 +243,12 @@ class HeaderCache:
                 f"SELECT path, title, purpose, parsed, tokens FROM headers WHERE path IN ({marks})",
                 part,
             ):
-                decoded = _decode(parsed)
                 lh = light[rel]
-                if decoded is None:
-                    out[rel] = read_header(base, scan.stats[rel])
-                    continue
-                keys, front, derived, derivable = decoded
-                out[rel] = FileHeader(
-                    lh.rel,  # the walk's own string: the row's is a second copy of the path
-                    lh.private,
-                    lh.bucket,
-                    lh.hash,
-                    title,
-                    keys,
-                    purpose,
-                    front,
-                    tokens_cached=tokens,
-                    derived=derived,
-                    derivable=derivable,
+                # the walk's own path string: the row's is a second copy of it
+                got = header_from_row(
+                    lh.rel, lh.private, lh.bucket, lh.hash, title, purpose, parsed, tokens
                 )
+                out[rel] = got if got is not None else read_header(base, scan.stats[rel])
         missing = [rel for rel in wanted if rel not in out]
         for rel in missing:  # a row gone since the scan (another writer's prune, a tool)
             out[rel] = read_header(base, scan.stats[rel])
@@ -291,41 +271,75 @@ class HeaderCache:
         full = self.full(base, scan, list(scan.lights.rels))
         return [full[rel] for rel in scan.lights.rels]
 
-    def save(self, fresh: Sequence[tuple[FileStat, FileHeader]]) -> bool:
+    def save(self, pending: PendingHeaders) -> bool:
         """Save re-read headers and their postings in one transaction; False when the index
         was busy or read-only (the parse is still used in memory this time)."""
-        rows = [
-            (
-                f.rel,
-                f.size,
-                f.mtime_ns,
-                h.hash,
-                h.bucket,
-                h.title,
-                h.purpose,
-                json.dumps([h.keys, h.front, h.derived, h.derivable], ensure_ascii=False),
-                _stored(h.tokens),
-                int(bool(h.keys) and not h.derived),
-                int(h.derivable),
-            )
-            for f, h in fresh
-        ]
-        postings = self._store.keywords.rows_for(fresh)
-        paths = [(f.rel,) for f, _ in fresh]
         try:
             # Opportunistic, so it must not wait out a `kb index` holding the write lock:
             # with the full busy timeout every route and boot meanwhile stalled 5 s.
             with briefly(self._store.conn), self._store.conn:
                 self._store.conn.execute("BEGIN IMMEDIATE")
                 if self._store.keywords.has_rows():
-                    self._store.keywords.drop([rel for (rel,) in paths])
+                    self._store.keywords.drop(pending.rels())
                 self._store.conn.executemany(
-                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
+                    "INSERT OR REPLACE INTO headers VALUES (?,?,?,?,?,?,?,?,?,?,?)", pending.rows
                 )
-                self._store.keywords.write(postings)
+                self._store.keywords.write(pending.postings)
             return True
         except sqlite3.Error:
             return False
+
+
+class _ReadAgain(Mapping[str, FileHeader]):
+    """The headers of files a streamed pass read and could not save, each read again when
+    asked (once), then the ones that raced."""
+
+    __slots__ = ("_base", "_got", "_raced", "_rels", "_stats")
+
+    def __init__(
+        self,
+        base: BaseSnapshot,
+        stats: Mapping[str, FileStat],
+        rels: list[str],
+        raced: Mapping[str, FileHeader],
+    ):
+        self._base, self._stats, self._raced = base, stats, raced
+        self._rels = dict.fromkeys(rels)
+        self._got: dict[str, FileHeader] = {}
+
+    def __getitem__(self, rel: str) -> FileHeader:
+        if rel not in self._rels:
+            return self._raced[rel]
+        found = self._got.get(rel)
+        if found is None:
+            found = self._got[rel] = read_header(self._base, self._stats[rel])
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._rels
+        yield from self._raced
+
+    def __len__(self) -> int:
+        return len(self._rels) + len(self._raced)
+
+
+class _Either(Mapping[str, FileHeader]):
+    """The headers a pass read again and could not save, then the ones that raced."""
+
+    __slots__ = ("_first", "_second")
+
+    def __init__(self, first: Mapping[str, FileHeader], second: Mapping[str, FileHeader]):
+        self._first, self._second = first, second
+
+    def __getitem__(self, rel: str) -> FileHeader:
+        return self._first[rel] if rel in self._first else self._second[rel]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._first
+        yield from self._second
+
+    def __len__(self) -> int:
+        return len(self._first) + len(self._second)
 
 
 def stat_digest(base: BaseSnapshot) -> str:
@@ -349,74 +363,6 @@ def content_hash(data: bytes) -> str:
     import hashlib
 
     return hashlib.blake2b(data, digest_size=8).hexdigest()
-
-
-def _stored(sets: TokenSets | None) -> str | None:
-    """What the cache keeps of the token sets: title, stem and purpose tokens and the key
-    norms; the bag and phrases are rebuilt from the norms by `sets_from_norms`."""
-    if sets is None:
-        return None
-    return json.dumps([sets[2], sets[3], sets[4], sets[5]], ensure_ascii=False)
-
-
-def _sets(keys: tuple[str, ...], tokens: str) -> TokenSets | None:
-    """Token sets from a cache row's keys and `tokens` column; None when damaged."""
-    try:
-        title, stem, summary, norms = json.loads(tokens)
-        if len(norms) != len(keys):
-            return None
-        return _interned(keys, norms, title, stem, summary)
-    except (ValueError, TypeError):
-        return None
-
-
-def _interned(
-    keys: tuple[str, ...], norms: list[str], title: list[str], stem: list[str], summary: list[str]
-) -> TokenSets:
-    """`sets_from_norms` over decoded words, each interned: a fleet's notes share most of
-    their key and title words, and JSON decodes every occurrence as a string of its own
-    (interning took a warm fleet of 10,000 notes from 245 to 233 MB)."""
-    intern = sys.intern
-    return sets_from_norms(
-        keys,
-        tuple(map(intern, norms)),
-        tuple(map(intern, title)),
-        tuple(map(intern, stem)),
-        tuple(map(intern, summary)),
-    )
-
-
-def token_sets_of(h: FileHeader) -> TokenSets | None:
-    """A header's token sets: parsed now, or decoded from the cache; None when absent or
-    damaged (the caller then tokenises the keys itself: slower, never wrong)."""
-    if h.tokens is not None:
-        return h.tokens
-    if h.tokens_cached is None:
-        return None
-    try:
-        title, stem, summary, norms = json.loads(h.tokens_cached)
-        if len(norms) != len(h.keys):
-            return None
-        return _interned(h.keys, norms, title, stem, summary)
-    except (ValueError, TypeError):
-        return None
-
-
-def _decode(
-    parsed: str,
-) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], bool, bool] | None:
-    """A cached row's keys, front matter and the two derivation flags; None when the row is
-    not in the expected shape (a damaged cache row then costs one re-read of the file, never
-    a wrong answer)."""
-    try:
-        keys, front, derived, derivable = json.loads(parsed)
-        # interned as the token sets' words are (`_interned`): the notes of a fleet share
-        # their keys, and a warm fleet of 10,000 notes held 219,923 decoded keys, 89,984 of
-        # them distinct (14 MB of strings)
-        keys = tuple(map(sys.intern, keys))
-        return keys, tuple((k, v) for k, v in front), bool(derived), bool(derivable)
-    except (ValueError, TypeError):
-        return None
 
 
 def read_header(base: BaseSnapshot, f: FileStat) -> FileHeader:

@@ -13,7 +13,8 @@ from attrs import frozen
 from kb.io.files.atomic import crash_point
 from kb.io.notes.safe_read import Read, read_note
 from kb.io.notes.walk import BaseSnapshot
-from kb.io.store.headers import FileHeader, content_hash
+from kb.io.store.fileheader import FileHeader
+from kb.io.store.headers import content_hash
 from kb.io.store.lights import LightHeader
 from kb.io.store.textreader import counts_text
 from kb.pure.notes.header import field_exact, front_matter
@@ -27,8 +28,12 @@ if TYPE_CHECKING:
 # one transaction as large as its index; with the default cache, pages spilled mid-way were
 # read back and FTS5's segment merges re-read what they had just written, so the cost per
 # note grew with the base (FTS5 alone, 5,454 chunks vs five times as many: 0.35 vs 2.35 s
-# CPU at the default, 0.29 vs 1.67 s at 64 MiB). Released with the connection after each base.
-INDEX_CACHE_KIB = 64 * 1024
+# CPU at the default, 0.29 vs 1.67 s at 64 MiB). It was 64 MiB until the stat pass saved as
+# it read (kb.io.store.pending.StreamedSave); the cache, and SQLite's sorter, which takes the
+# same budget, were then most of a cold index's peak. A cold index of 100,000 generated notes:
+# 64 MiB 182 MB at the largest base; 8 MiB 38.4 s, 58.9 MB; 6 MiB 38.2-39.9 s, 56.7-57.5 MB
+# (4 MiB cost one base 4% more time). Released with the connection after each base.
+INDEX_CACHE_KIB = 6 * 1024
 # Files whose rows `sync` sends in one statement per table: fewer calls into SQLite, and a
 # bounded amount of text held at once.
 SYNC_BATCH_FILES = 256
@@ -51,7 +56,7 @@ class TextWriter:
 
     def bulk_writes(self) -> None:
         """Ready this connection for `kb index`'s one large transaction per base: a page
-        cache big enough to hold what the transaction touches (see `INDEX_CACHE_KIB`). Only
+        cache larger than SQLite's default (see `INDEX_CACHE_KIB`). Only
         the cache's size changes: journaling and syncing stay as they are, so a failed
         write still leaves nothing half-written."""
         self._store.conn.execute(f"PRAGMA cache_size = -{INDEX_CACHE_KIB}")
