@@ -87,22 +87,58 @@ def _run(script: str) -> subprocess.CompletedProcess[str]:
 def test_results_come_back_in_the_items_order_from_other_processes() -> None:
     script = (
         "import os, time\n"
-        "from kb.io.notes.perbase import each_base\n"
+        "from kb.io.notes.perbase import each_base, worker_count\n"
         "def job(item):\n"
+        "    start = time.monotonic()\n"
         "    time.sleep(0.4)  # long enough that both workers get jobs\n"
-        "    return os.getpid(), item\n"
+        "    return os.getpid(), item, start, time.monotonic()\n"
         "seen = []\n"
-        "out = each_base(job, [0, 1, 2, 3], [10, 5000, 300, 4000], lambda i, r: seen.append(r))\n"
-        "pids = {pid for pid, _ in out}\n"
-        "print([i for _, i in out] == [0, 1, 2, 3], os.getpid() in pids, len(pids),\n"
-        "      sorted(seen) == sorted(out))\n"
+        "sizes = [10, 5000, 300, 4000]\n"
+        "out = each_base(job, [0, 1, 2, 3], sizes, lambda i, r: seen.append(r))\n"
+        "pids = {r[0] for r in out}\n"
+        "at_once = max(sum(1 for r in out if r[2] <= t < r[3]) for _, _, t, _ in out)\n"
+        "print([r[1] for r in out] == [0, 1, 2, 3], os.getpid() in pids, len(pids),\n"
+        "      sorted(seen) == sorted(out), at_once <= worker_count(sizes), at_once)\n"
     )
     done = _run(script)
-    # in order either way; from two worker processes where there are cores for them
+    # in order either way; where there are cores for them, each job in a process of its
+    # own (a process kept for a second base kept the first's heap), two at a time
     if LINUX and len(os.sched_getaffinity(0)) > 1:
-        assert done.stdout.split() == ["True", "False", "2", "True"]
+        assert done.stdout.split() == ["True", "False", "4", "True", "True", "2"]
     else:
-        assert done.stdout.split() == ["True", "True", "1", "True"]
+        assert done.stdout.split() == ["True", "True", "1", "True", "True", "1"]
+
+
+@pytest.mark.skipif(
+    not LINUX or len(os.sched_getaffinity(0)) < 2, reason="workers run on Linux with 2 cores"
+)
+@pytest.mark.parametrize(
+    ("second_job", "said"),
+    [
+        ("os._exit(3)", "WorkerDied the process working on item 1 died (3)"),
+        ("raise ValueError('no such base')", "ValueError no such base"),
+        ("return threading.Lock()", "WorkerDied item 1: TypeError"),
+    ],
+)
+def test_a_job_that_dies_raises_or_fails_in_its_process_fails_here(
+    second_job: str, said: str
+) -> None:
+    """A worker killed, a job that raises and a result that cannot come back each end the
+    run with an error here, never a wait for a result that will not come."""
+    script = (
+        "import os, threading, time\n"
+        "from kb.io.notes.perbase import each_base\n"
+        "def job(item):\n"
+        "    if item == 1:\n"
+        f"        {second_job}\n"
+        "    return item\n"
+        "try:\n"
+        "    each_base(job, [0, 1, 2], [3000, 3000, 3000])\n"
+        "except Exception as e:\n"
+        "    print(type(e).__name__, e)\n"
+    )
+    done = _run(script)
+    assert done.stdout.startswith(said), done.stdout + done.stderr
 
 
 @pytest.mark.skipif(

@@ -109,24 +109,69 @@ def each_base(
                 done(item, out[-1])
         return out
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from collections import deque
+    from multiprocessing.connection import Connection, wait
 
     global _INHERITED
-    order = sorted(range(len(items)), key=lambda i: -sizes[i])
+    waiting = deque(sorted(range(len(items)), key=lambda i: -sizes[i]))
     results: dict[int, _R] = {}
+    running: dict[Connection, tuple[int, Any]] = {}
     context = multiprocessing.get_context("fork")
-    _INHERITED = (job, items)  # before the pool forks its workers, at the first submit
+    _INHERITED = (job, items)  # before each job's process is forked
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = {pool.submit(_inherited_job, i): i for i in order}
-            for future in as_completed(futures):
-                result = cast(_R, future.result())
-                results[futures[future]] = result
+        while waiting or running:
+            while waiting and len(running) < workers:
+                # A process of its own for each job, forked from this one, which runs no
+                # thread that a fork could catch holding a lock: a worker kept for a second
+                # base kept the first's heap too (a cold index's largest worker grew from
+                # 57 to 66 MB at 100,000 notes, on a smaller second base).
+                i = waiting.popleft()
+                reader, writer = context.Pipe(duplex=False)
+                process = context.Process(target=_forked_job, args=(i, writer), daemon=True)
+                process.start()
+                writer.close()
+                running[reader] = (i, process)
+            for ready in wait(list(running)):
+                assert isinstance(ready, Connection)
+                i, process = running.pop(ready)
+                try:
+                    outcome, value = ready.recv()  # before the join: a large result fills the pipe
+                except EOFError:
+                    outcome, value = "died", None
+                ready.close()
+                process.join()
+                if outcome == "died":
+                    raise WorkerDied(f"the process working on item {i} died ({process.exitcode})")
+                if outcome == "raised":
+                    raise value
+                results[i] = cast(_R, value)
                 if done is not None:
-                    done(items[futures[future]], result)
+                    done(items[i], results[i])
     finally:
+        for reader, (_, process) in running.items():
+            process.terminate()
+            process.join()
+            reader.close()
         _INHERITED = None
     return [results[i] for i in range(len(items))]
+
+
+class WorkerDied(Exception):
+    """A job's process ended without a result (killed, out of memory)."""
+
+
+def _forked_job(i: int, writer: Any) -> None:
+    """In a forked process: the job on the item at `i`, its result or the exception it raised
+    sent back through `writer`."""
+    try:
+        message: tuple[str, object] = ("done", _inherited_job(i))
+    except Exception as e:  # re-raised in the parent, as a job run there would raise it
+        message = ("raised", e)
+    try:
+        writer.send(message)
+    except Exception as e:  # a result or exception that does not pickle
+        writer.send(("raised", WorkerDied(f"item {i}: {e!r}")))
+    writer.close()
 
 
 # The job and items of the `each_base` running now: what its forked workers read.
