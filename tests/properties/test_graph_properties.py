@@ -264,3 +264,67 @@ def test_keys_folded_through_a_shared_memo_are_folded_alike(notes: list[list[str
         assert shared == fold_keys(keys)
         for key in shared:
             assert seen.setdefault(key, key) is key
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(specs(), specs(), st.sampled_from(DIRECTIONS), st.integers(1, 4))
+def test_a_walk_over_its_start_base_alone_is_the_whole_fleets_walk(
+    first: Spec, second: Spec, direction: str, depth: int
+) -> None:
+    """`kb links` finds its start by name, without reading a note, and reads only the
+    start's base: since no link leaves a base, every walk and every name found must be
+    what the whole fleet's graph gives (two bases whose stems and paths collide)."""
+    from kb.io.answering.graphread import notes_in_scope, read_graph
+    from kb.io.answering.memory import Memory
+    from kb.pure.writing.graph import find_note
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, spec in (("b", first), ("c", second)):
+            (Path(tmp) / name).mkdir()
+            write_base(Path(tmp) / name, spec)
+        with Memory.open([tmp], all=True) as memory:
+            whole = read_graph(memory, described=False)
+            named = list(notes_in_scope(memory))
+            assert {n.base for n in whole.notes} == {"b", "c"}
+            assert sorted(named, key=lambda n: n.id) == list(whole.notes)
+            for note in whole.notes:
+                for given in (note.id, note.rel, stem(note.rel), "nowhere"):
+                    assert find_note(iter(named), given) == find_note(whole.notes, given)
+                alone = read_graph(memory, described=False, base=note.base)
+                way = cast(Direction, direction)
+                assert walk(alone, note.id, way, depth) == walk(whole, note.id, way, depth)
+
+
+def test_a_note_that_vanishes_before_it_is_read_resolves_as_if_never_there(
+    tmp_path: Path,
+) -> None:
+    """Links resolve against the notes the stat pass named; one deleted before the graph
+    reads it must leave the graph a fresh open would build: here the stem it shared with
+    another note is no longer ambiguous, so the link to it becomes an edge."""
+    from kb.io.answering.graphread import read_graph
+    from kb.io.answering.memory import Memory
+
+    base = tmp_path / "b"
+    for rel, text in {
+        "agent.txt": "name = B\n",
+        "knowledge/a.md": "# A\n\nSee [[dup]] and [[gone]].\n",
+        "knowledge/x/dup.md": "# X\n",
+        "knowledge/y/dup.md": "# Y\n",
+        "knowledge/gone.md": "# Gone\n",
+    }.items():
+        (base / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base / rel).write_text(text, encoding="utf-8")
+    with Memory.open([str(base)]) as memory:
+        (base / "knowledge/y/dup.md").unlink()
+        (base / "knowledge/gone.md").unlink()
+        for described in (True, False):
+            graph = read_graph(memory, described=described)
+            assert [n.rel for n in graph.notes] == ["knowledge/a.md", "knowledge/x/dup.md"]
+            assert graph.edges == (Edge("b/knowledge/a.md", "b/knowledge/x/dup.md", ("wiki",)),)
+            assert graph.unresolved == 1  # [[gone]]
+    with Memory.open([str(base)]) as fresh:
+        assert read_graph(fresh, described=False) == graph
