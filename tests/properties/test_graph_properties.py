@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+import attrs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -328,3 +329,55 @@ def test_a_note_that_vanishes_before_it_is_read_resolves_as_if_never_there(
             assert graph.unresolved == 1  # [[gone]]
     with Memory.open([str(base)]) as fresh:
         assert read_graph(fresh, described=False) == graph
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(specs(), specs(), st.integers(0, 6), st.sampled_from((*KEYS, "nowhere")))
+def test_kb_graph_counted_a_base_at_a_time_draws_what_the_whole_graph_draws(
+    first: Spec, second: Spec, limit: int, key: str
+) -> None:
+    """`kb graph` ranks the fleet from counts kept a base at a time and reads again only the
+    notes it keeps: every view (the overview, around a key, around each note) must be the
+    one the whole graph held as values gives."""
+    from kb.io.answering.graphfleet import FleetGraph, open_views
+    from kb.io.answering.graphread import read_graph
+    from kb.io.answering.memory import Memory
+    from kb.pure.writing.graph import around_key, around_note, overview
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, spec in (("b", first), ("c", second)):
+            (Path(tmp) / name).mkdir()
+            write_base(Path(tmp) / name, spec)
+        with Memory.open([tmp], all=True) as memory:
+            whole = read_graph(memory)
+            with open_views(memory) as fleet:
+                assert isinstance(fleet, FleetGraph)
+                assert fleet.overview(limit) == overview(whole, limit)
+                assert fleet.around_key(key, limit) == around_key(whole, key, limit)
+                assert sorted(fleet.named(), key=lambda n: n.id) == [
+                    attrs.evolve(n, title="", keys=()) for n in whole.notes
+                ]
+                for note in whole.notes:
+                    named = attrs.evolve(note, title="", keys=())
+                    assert fleet.focus_of(named) == note
+                    assert fleet.around_note(note, limit) == around_note(whole, note, limit)
+
+
+def test_two_bases_of_one_name_are_drawn_from_the_whole_graph(tmp_path: Path) -> None:
+    """Two bases named alike make one id for two notes, which only the whole graph settles
+    (it keeps the first): such a fleet is not counted a base at a time."""
+    from kb.io.answering.graphfleet import WholeGraph, open_views
+    from kb.io.answering.memory import Memory
+
+    spec = Spec(("knowledge/alpha.md",), (), (("harbor",),))
+    for side in ("one", "two"):
+        (tmp_path / side / "b").mkdir(parents=True)
+        write_base(tmp_path / side / "b", spec)
+    paths = [str(tmp_path / "one" / "b"), str(tmp_path / "two" / "b")]
+    with Memory.open(paths) as memory, open_views(memory) as views:
+        assert isinstance(views, WholeGraph)
+        assert [n.id for n in views.named()] == ["b/knowledge/alpha.md"]

@@ -84,10 +84,17 @@ def _read_base(
         if text is None:
             yield None, Written()
             continue
-        note = Note(snap.name, h.rel, private=h.private)
         if isinstance(h, FileHeader):
-            # an entry's keys are its header's (kb.io.answering.opened.entry_of)
-            declared = fold_keys(h.keys, folded) if h.bucket == "entry" else ()
-            note = Note(snap.name, h.rel, h.title, h.private, declared)
+            note = note_of(snap.name, h, folded)
+        else:
+            note = Note(snap.name, h.rel, private=h.private)
         exempt = h.rel.startswith(LINK_EXEMPT)  # its links are not followed: not taken
         yield note, Written() if exempt else written_links(text)
+
+
+def note_of(base: str, h: FileHeader, folded: dict[str, str] | None = None) -> Note:
+    """A note of the graph from its full header: an entry's keys are its header's
+    (kb.io.answering.opened.entry_of), folded; a map, a README or a keyless note declares
+    none. `folded`: a memo of folded keys shared by the caller's notes."""
+    declared = fold_keys(h.keys, folded) if h.bucket == "entry" else ()
+    return Note(base, h.rel, h.title, h.private, declared)

@@ -96,6 +96,10 @@ class OpenBase:
             yield from (full[rel] for rel in rels)
         self._store.headers.let_go()  # every row was read once: its pages need not stay
 
+    def headers_of(self, rels: Iterable[str]) -> dict[str, FileHeader]:
+        """The full headers of these files in scope, by path, decoding no other."""
+        return self._store.headers.full(self.snapshot, self.scan, list(rels), self.light)
+
     def entries_of(self, rels: Iterable[str]) -> dict[str, Entry]:
         """The keyword entries among these files, by path, decoding only their headers: a
         file that is no entry, or not in scope, is absent."""

@@ -28,6 +28,7 @@ Rules of this module:
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
@@ -231,7 +232,7 @@ class GraphBuilder:
 
     def __init__(self) -> None:
         self._notes: dict[str, Note] = {}
-        self._via: dict[tuple[str, str], int] = {}  # each edge's kinds, as `_KIND_BITS`
+        self._via: dict[tuple[str, str], int] = {}  # each edge's kinds, as `KIND_BITS`
         self.unresolved = 0
 
     def add(self, names: BaseNames, note: Note, written: Written) -> None:
@@ -245,13 +246,13 @@ class GraphBuilder:
         for name in written.wiki:
             matches = names.by_stem.get(name, [])
             if len(matches) == 1:
-                found.append((ids[matches[0]], _KIND_BITS[WIKI]))
+                found.append((ids[matches[0]], KIND_BITS[WIKI]))
             else:
                 self.unresolved += 1
         for target in written.paths:
             rel = resolve_path(note.rel, target)
             if rel is not None and rel in ids:
-                found.append((ids[rel], _KIND_BITS[PATH]))
+                found.append((ids[rel], KIND_BITS[PATH]))
             else:
                 self.unresolved += 1
         for other, bit in found:
@@ -269,15 +270,15 @@ class GraphBuilder:
 
     def graph(self) -> Graph:
         notes = self._notes
-        edges = tuple(Edge(s, t, _KINDS_OF[bits]) for (s, t), bits in sorted(self._via.items()))
+        edges = tuple(Edge(s, t, KINDS_OF[bits]) for (s, t), bits in sorted(self._via.items()))
         return Graph(tuple(notes[i] for i in sorted(notes)), edges, self.unresolved)
 
 
 # An edge's kinds as bits while a graph is built (a set per edge was 216 bytes of each of the
 # 30,251 edges of a 13,278-note base), and as the sorted tuples an edge carries, one each.
-_KIND_BITS = {WIKI: 1, PATH: 2}
-_KINDS_OF = {
-    bits: tuple(sorted(kind for kind, bit in _KIND_BITS.items() if bits & bit))
+KIND_BITS = {WIKI: 1, PATH: 2}
+KINDS_OF = {
+    bits: tuple(sorted(kind for kind, bit in KIND_BITS.items() if bits & bit))
     for bits in range(1, 4)
 }
 
@@ -401,17 +402,19 @@ def declared(graph: Graph) -> dict[str, list[str]]:
     return out
 
 
-def _link_neighbours(graph: Graph) -> dict[str, set[str]]:
+def link_neighbours(edges: Iterable[Edge]) -> dict[str, set[str]]:
+    """Each note's neighbours by link, either way."""
     out: dict[str, set[str]] = {}
-    for e in graph.edges:
+    for e in edges:
         out.setdefault(e.source, set()).add(e.target)
         out.setdefault(e.target, set()).add(e.source)
     return out
 
 
 def _degrees(graph: Graph, shared: Mapping[str, Sequence[str]]) -> dict[str, int]:
+    """A note's degree: its neighbours by link, plus the keys it shares with another note."""
     degree = {n.id: 0 for n in graph.notes}
-    for note, others in _link_neighbours(graph).items():
+    for note, others in link_neighbours(graph.edges).items():
         degree[note] = len(others)
     for ids in shared.values():
         for i in ids:
@@ -419,7 +422,21 @@ def _degrees(graph: Graph, shared: Mapping[str, Sequence[str]]) -> dict[str, int
     return degree
 
 
-def _view(
+def most_connected(degrees: Iterable[tuple[str, int]], limit: int) -> list[str]:
+    """The ids of the `limit` notes of highest degree, ties by id, in that order; the
+    (id, degree) pairs may come one at a time (the whole fleet's are never held)."""
+    return [i for _, i in heapq.nsmallest(limit, ((-d, i) for i, d in degrees))]
+
+
+def ranked_around(focus: str, linked: Iterable[str], shared_with: Mapping[str, int]) -> list[str]:
+    """The notes around `focus`: its link neighbours first, then by keys shared with it
+    (`shared_with`: a note -> how many), ties by id; the focus itself is never one."""
+    near = set(linked)
+    candidates = (near | set(shared_with)) - {focus}
+    return sorted(candidates, key=lambda i: (i not in near, -shared_with.get(i, 0), i))
+
+
+def view_of(
     graph: Graph,
     kept: Iterable[str],
     omitted_notes: int,
@@ -429,7 +446,9 @@ def _view(
     focus: str | None,
     by_key: Mapping[str, Sequence[str]] | None = None,
 ) -> View:
-    """The view of the `kept` notes; `by_key`: `declared(graph)`, when the caller made it."""
+    """The view of the `kept` notes of `graph`, which need hold no other note: keys and
+    links are counted among the kept alone. `by_key`: `declared(graph)`, when the caller
+    made it."""
     keep = set(kept)
     by_key = declared(graph) if by_key is None else by_key
     eligible = []
@@ -455,26 +474,40 @@ def overview(graph: Graph, limit: int) -> View:
     by_key = declared(graph)
     shared = {k: ids for k, ids in by_key.items() if len(ids) >= 2}
     degree = _degrees(graph, shared)
-    ranked = sorted(degree, key=lambda i: (-degree[i], i))
-    kept = ranked[:limit]
-    return _view(graph, kept, len(ranked) - len(kept), shared, 2, limit, None, by_key)
+    kept = most_connected(degree.items(), limit)
+    return view_of(graph, kept, len(degree) - len(kept), shared, 2, limit, None, by_key)
 
 
 def around_note(graph: Graph, focus: Note, limit: int) -> View:
     """One note, the notes it links to or is linked from, and the notes sharing a key with
     it (link neighbours first, then by keys shared), `limit` of them besides the focus."""
-    linked = _link_neighbours(graph).get(focus.id, set())
+    linked = link_neighbours(graph.edges).get(focus.id, set())
     by_key = declared(graph)
-    shared_with: dict[str, int] = {}
+    ranked = ranked_around(focus.id, linked, shared_counts(focus, by_key))
+    return note_view(graph, focus, ranked, limit, by_key)
+
+
+def note_view(
+    graph: Graph,
+    focus: Note,
+    ranked: Sequence[str],
+    limit: int,
+    by_key: Mapping[str, Sequence[str]] | None = None,
+) -> View:
+    """`around_note`'s view: the focus and the first `limit` of the `ranked` around it."""
+    kept = [focus.id, *ranked[:limit]]
+    omitted = len(ranked) - min(limit, len(ranked))
+    return view_of(graph, kept, omitted, focus.keys, 2, limit, f"note:{focus.id}", by_key)
+
+
+def shared_counts(focus: Note, by_key: Mapping[str, Iterable[str]]) -> dict[str, int]:
+    """Every other note declaring one of the focus's keys -> how many of them."""
+    out: dict[str, int] = {}
     for key in focus.keys:
         for other in by_key.get(key, ()):
             if other != focus.id:
-                shared_with[other] = shared_with.get(other, 0) + 1
-    candidates = linked | set(shared_with)
-    ranked = sorted(candidates, key=lambda i: (i not in linked, -shared_with.get(i, 0), i))
-    kept = [focus.id, *ranked[:limit]]
-    omitted = len(ranked) - min(limit, len(ranked))
-    return _view(graph, kept, omitted, focus.keys, 2, limit, f"note:{focus.id}", by_key)
+                out[other] = out.get(other, 0) + 1
+    return out
 
 
 def around_key(graph: Graph, key: str, limit: int) -> Result[View, str]:
@@ -487,7 +520,18 @@ def around_key(graph: Graph, key: str, limit: int) -> Result[View, str]:
         return Failure(folded)
     shared = {k: v for k, v in by_key.items() if len(v) >= 2}
     degree = _degrees(graph, shared)
-    ranked = sorted(ids, key=lambda i: (-degree[i], i))
-    kept = ranked[:limit]
-    omitted = len(ranked) - len(kept)
-    return Success(_view(graph, kept, omitted, [folded], 1, max(limit, 1), f"key:{folded}", by_key))
+    kept = most_connected(((i, degree[i]) for i in ids), limit)
+    return Success(key_view(graph, folded, kept, len(ids), limit, by_key))
+
+
+def key_view(
+    graph: Graph,
+    folded: str,
+    kept: Sequence[str],
+    declarers: int,
+    limit: int,
+    by_key: Mapping[str, Sequence[str]] | None = None,
+) -> View:
+    """`around_key`'s view: the `kept` of the key's `declarers` notes."""
+    omitted = declarers - len(kept)
+    return view_of(graph, kept, omitted, [folded], 1, max(limit, 1), f"key:{folded}", by_key)

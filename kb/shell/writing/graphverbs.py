@@ -1,9 +1,10 @@
 """`kb links` and `kb graph`: the link graph of the notes in scope, walked or exported.
 
 Both open the Memory (so the scope, the private layer and the keys are the ones every
-other verb sees), read the graph once through kb.io.answering.graphread, and hand it to
-kb.pure.writing.graph and kb.pure.render.graphrender. Nothing is written except the header cache the
-Memory keeps.
+other verb sees) and hand what they read to kb.pure.writing.graph and
+kb.pure.render.graphrender: `kb links` the graph of its start's base
+(kb.io.answering.graphread), `kb graph` the fleet counted a base at a time
+(kb.io.answering.graphfleet). Nothing is written except the header cache the Memory keeps.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import cast
 
 from returns.result import Failure, Success
 
+from kb.io.answering.graphfleet import FleetGraph, WholeGraph, open_views
 from kb.io.answering.graphread import notes_in_scope, read_graph
 from kb.io.answering.memory import Memory, OpenError
 from kb.pure.render.graphrender import RENDERERS, links_json, links_text
@@ -20,25 +22,12 @@ from kb.pure.writing.graph import (
     Direction,
     Graph,
     Note,
-    around_key,
-    around_note,
     find_note,
-    overview,
     walk,
 )
 from kb.shell.answering.readverbs import open_warnings
 from kb.shell.cli.inputs import GraphInput, LinksInput
 from kb.shell.cli.outcome import Outcome
-
-
-def _open(paths: tuple[str, ...], include_private: bool) -> tuple[Graph, str] | Outcome:
-    """The graph, and the warnings every verb that opens the bases prints."""
-    try:
-        memory = Memory.open(list(paths) or ["."], all=include_private)
-    except OpenError as e:
-        return Outcome(stderr=f"kb: {e}\n", code=1)
-    with memory:
-        return read_graph(memory), open_warnings(memory)
 
 
 def _warned(out: Outcome, warnings: str) -> Outcome:
@@ -96,20 +85,22 @@ def graph(inp: GraphInput) -> Outcome:
             stderr="kb: graph draws one neighbourhood at a time: give --note or --key, not both\n",
             code=2,
         )
-    opened = _open(inp.paths, inp.all)
-    if isinstance(opened, Outcome):
-        return opened
-    return _warned(_graph(inp, opened[0]), opened[1])
+    try:
+        memory = Memory.open(list(inp.paths) or ["."], all=inp.all)
+    except OpenError as e:
+        return Outcome(stderr=f"kb: {e}\n", code=1)
+    with memory, open_views(memory) as views:
+        return _warned(_graph(inp, views), open_warnings(memory))
 
 
-def _graph(inp: GraphInput, built: Graph) -> Outcome:
+def _graph(inp: GraphInput, views: FleetGraph | WholeGraph) -> Outcome:
     if inp.note is not None:
-        focus = _note(built.notes, inp.note, inp.all)
-        if isinstance(focus, Outcome):
-            return focus
-        view = around_note(built, focus, inp.limit)
+        named = _note(views.named(), inp.note, inp.all)
+        if isinstance(named, Outcome):
+            return named
+        view = views.around_note(views.focus_of(named), inp.limit)
     elif inp.key is not None:
-        keyed = around_key(built, inp.key, inp.limit)
+        keyed = views.around_key(inp.key, inp.limit)
         if isinstance(keyed, Failure):
             hint = "" if inp.all else " (the private layer is not read without --all)"
             return Outcome(
@@ -119,5 +110,5 @@ def _graph(inp: GraphInput, built: Graph) -> Outcome:
             )
         view = keyed.unwrap()
     else:
-        view = overview(built, inp.limit)
+        view = views.overview(inp.limit)
     return Outcome(stdout=RENDERERS[inp.format](view))
