@@ -14,8 +14,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from kb.pure.notes import chunking, frontmatter, header, links, tokens
+from kb.pure.notes.links import stems_of
 from kb.pure.render import mdhtml
-from kb.pure.writing.checks import stems_of
 from tests.fuzz.hostile import hostile, line_of, twice, word_lists, words
 
 labels = st.sampled_from(

@@ -9,8 +9,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kb.pure.notes.links import stems_of
 from kb.pure.render.mdhtml import TAGS, Links, escape, render, unescape
-from kb.pure.writing.checks import stems_of
 
 RELS = ("MAP.md", "knowledge/backups.md", "knowledge/a b.md", "notes/x.md", "records/p.md")
 LINKS = Links("ada", "knowledge/backups.md", frozenset(RELS[:4]), stems_of(RELS[:4]))

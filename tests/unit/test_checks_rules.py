@@ -10,6 +10,7 @@ the code, and these tests hold the wording the code now promises).
 
 from __future__ import annotations
 
+from kb.pure.notes.links import stems_of
 from kb.pure.notes.manifest import PrivateLayer
 from kb.pure.writing.checks import (
     LINES_SHOWN,
@@ -49,7 +50,6 @@ from kb.pure.writing.checks import (
     record_findings,
     records_hidden,
     sort_key,
-    stems_of,
     successors_of,
     uncited_findings,
     with_cross_base_hint,

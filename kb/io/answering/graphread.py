@@ -14,7 +14,7 @@ from kb.io.answering.memory import Memory
 from kb.io.answering.opened import OpenBase
 from kb.io.notes.safe_read import note_text
 from kb.io.store import FileHeader
-from kb.pure.writing.checks import LINK_EXEMPT
+from kb.pure.notes.links import LINK_EXEMPT
 from kb.pure.writing.graph import (
     BaseNames,
     Graph,
@@ -49,25 +49,29 @@ def read_graph(memory: Memory, described: bool = True, base: str | None = None) 
     builder = GraphBuilder()
     folded: dict[str, str] = {}  # each key's folded form, one string for the whole fleet
     for b in memory.bases:
-        name = b.snapshot.name
-        if base is not None and name != base:
-            continue
-        named = BaseNames(
-            {h.rel: f"{name}/{h.rel}" for h in b.scan.lights if h.bucket != "unreadable"}
-        )
-        built = GraphBuilder()
-        read = _read_base(b, described, folded)
-        for note, written in read:
-            if note is None:  # vanished since the walk: resolved against those still there
-                group = [(n, w) for n, w in _read_base(b, described, folded) if n is not None]
-                built = GraphBuilder()
-                names = BaseNames({n.rel: named.ids.get(n.rel, n.id) for n, _ in group})
-                for n, w in group:
-                    built.add(names, n, w)
-                break
-            built.add(named, note, written)
-        builder.merge(built)
+        if base is None or b.snapshot.name == base:
+            builder.merge(base_links(b, described, folded))
     return builder.graph()
+
+
+def base_links(
+    b: OpenBase, described: bool = False, folded: dict[str, str] | None = None
+) -> GraphBuilder:
+    """One base's notes and links (`read_graph`'s rules), as built: not yet a `Graph`."""
+    name = b.snapshot.name
+    folded = {} if folded is None else folded
+    named = BaseNames({h.rel: f"{name}/{h.rel}" for h in b.scan.lights if h.bucket != "unreadable"})
+    built = GraphBuilder()
+    for note, written in _read_base(b, described, folded):
+        if note is None:  # vanished since the walk: resolved against those still there
+            group = [(n, w) for n, w in _read_base(b, described, folded) if n is not None]
+            built = GraphBuilder()
+            names = BaseNames({n.rel: named.ids.get(n.rel, n.id) for n, _ in group})
+            for n, w in group:
+                built.add(names, n, w)
+            break
+        built.add(named, note, written)
+    return built
 
 
 def _read_base(

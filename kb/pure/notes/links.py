@@ -18,11 +18,14 @@ Rules of this module:
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from kb.pure.notes.header import lines_holding, lines_of
+from kb.pure.notes.paths import stem_of
 
 FENCES = ("```", "~~~")
+# Links written under these folders are placeholders: neither checked (E01, W01) nor followed.
+LINK_EXEMPT = ("templates/",)
 CITE_OPEN = "[src:"
 
 
@@ -108,3 +111,11 @@ def citations(text: str) -> list[tuple[int, str]]:
     return [
         (n, t) for n, pieces in marked(text, CITE_OPEN) for p in pieces for t in citations_in(p)
     ]
+
+
+def stems_of(rels: Iterable[str]) -> dict[str, list[str]]:
+    """stem -> every rel answering to it, in discovery order (a wikilink names a stem)."""
+    by_stem: dict[str, list[str]] = {}
+    for rel in rels:
+        by_stem.setdefault(stem_of(rel), []).append(rel)
+    return by_stem

@@ -38,11 +38,11 @@ from kb.pure.answering.fusion import Found
 from kb.pure.answering.keyword import KeywordHit
 from kb.pure.answering.verdict import Confidence
 from kb.pure.notes.header import first_heading
-from kb.pure.notes.links import citations, wikilinks
+from kb.pure.notes.links import LINK_EXEMPT, citations, stems_of, wikilinks
 from kb.pure.notes.paths import folder_of, layer_of, stem_of
 from kb.pure.render.jsonout import round6
 from kb.pure.sessions.blocks import Block, invalidation_costs
-from kb.pure.writing.checks import LINK_EXEMPT, Finding, stems_of
+from kb.pure.writing.checks import Finding
 
 Json = dict[str, Any]
 KEYWORDS_CHARTED = 8  # bars in the page's chart: enough to see the cliff below the top

@@ -46,7 +46,7 @@ from attrs import frozen
 from kb.pure.answering.entries import dead_keys, parse_note
 from kb.pure.fleet.listing import PROVENANCES, STAGES
 from kb.pure.notes.header import front_matter, header_of, lines_holding, lines_of
-from kb.pure.notes.links import CITE_OPEN, citations, wikilinks
+from kb.pure.notes.links import CITE_OPEN, LINK_EXEMPT, citations, stems_of, wikilinks
 from kb.pure.notes.lookalike import how_alike
 from kb.pure.notes.manifest import DEFAULT_PRIVATE_FOLDERS, PrivateLayer
 from kb.pure.notes.paths import is_exempt, stem_of
@@ -57,7 +57,6 @@ from kb.pure.writing.style import EM_DASH, EN_DASH, bibliography_entry, dash_fin
 Level = Literal["error", "warning"]
 
 KNOWLEDGE_DIRS = ("knowledge", "conhecimento")
-LINK_EXEMPT = ("templates/",)
 SOURCES_DIR = "sources"
 # W06 fires below this many keys (decision 0023). The original's 12 predates the text index
 # reaching every note: on the til-dev benchmark, gold notes with 1-2, 3-4 and 5+ title-word
@@ -145,14 +144,6 @@ def _error(file: str, line: int, code: str, message: str) -> Finding:
 
 def _warn(file: str, line: int, code: str, message: str) -> Finding:
     return Finding(file, line, code, "warning", message)
-
-
-def stems_of(rels: Iterable[str]) -> dict[str, list[str]]:
-    """stem -> every rel answering to it, in discovery order."""
-    by_stem: dict[str, list[str]] = {}
-    for rel in rels:
-        by_stem.setdefault(stem_of(rel), []).append(rel)
-    return by_stem
 
 
 def link_findings(rel: str, text: str, by_stem: Mapping[str, Sequence[str]]) -> list[Finding]:

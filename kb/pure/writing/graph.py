@@ -29,15 +29,14 @@ Rules of this module:
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Literal
 
 from attrs import frozen
 from returns.result import Failure, Result, Success
 
-from kb.pure.notes.links import outside_code, wikilinks
+from kb.pure.notes.links import LINK_EXEMPT, outside_code, stems_of, wikilinks
 from kb.pure.notes.paths import folder_of, stem_of
-from kb.pure.writing.checks import LINK_EXEMPT, stems_of
 
 Direction = Literal["out", "in", "both"]
 Way = Literal["out", "in"]
@@ -267,6 +266,15 @@ class GraphBuilder:
         for pair, bits in other._via.items():
             self._via[pair] = self._via.get(pair, 0) | bits
         self.unresolved += other.unresolved
+
+    def notes(self) -> list[Note]:
+        """The notes added, in id order."""
+        return [self._notes[i] for i in sorted(self._notes)]
+
+    def links(self) -> Iterator[tuple[str, str, int]]:
+        """(source id, target id, kinds as `KIND_BITS`) of every edge, in no order."""
+        for (source, target), bits in self._via.items():
+            yield source, target, bits
 
     def graph(self) -> Graph:
         notes = self._notes

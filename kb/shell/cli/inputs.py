@@ -8,14 +8,15 @@ same classes into tool schemas. Nothing here imports a parser.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from attrs import field, frozen
 
 # The inputs of the verbs kb.shell.cli.fastargs parses live apart, so `kb route`, `kb boot`,
 # `kb list` and `kb fleet` each build their own class, not thirty.
 from kb.shell.cli.bootinputs import BootInput as BootInput
+from kb.shell.cli.graphinputs import GRAPH_FORMATS as GRAPH_FORMATS
+from kb.shell.cli.graphinputs import LINK_DIRECTIONS as LINK_DIRECTIONS
+from kb.shell.cli.graphinputs import GraphInput as GraphInput
+from kb.shell.cli.graphinputs import LinksInput as LinksInput
 from kb.shell.cli.hotinputs import RouteInput as RouteInput
 from kb.shell.cli.listinputs import FleetInput as FleetInput
 from kb.shell.cli.listinputs import ListInput as ListInput
@@ -26,21 +27,6 @@ from kb.shell.cli.validators import _non_negative
 def _port(_inst: object, _attribute: object, value: int) -> None:
     if not 0 <= value <= 65535:
         raise ValueError(f"--port takes a TCP port from 0 to 65535, not {value}")
-
-
-def _one_of(legal: tuple[str, ...]) -> Callable[[Any, Any, str], None]:
-    def check(_inst: Any, attribute: Any, value: str) -> None:
-        if value not in legal:
-            name = getattr(attribute, "name", "value")
-            raise ValueError(f"--{name} takes one of {', '.join(legal)}, not {value!r}")
-
-    return check
-
-
-# Literal copies of kb.pure.writing.graph.DIRECTIONS and kb.pure.render.graphrender.FORMATS, so that
-# every verb's parse does not import the graph modules; a unit test holds them equal.
-LINK_DIRECTIONS = ("out", "in", "both")
-GRAPH_FORMATS = ("mermaid", "dot", "json")
 
 
 def _seconds(_inst: object, attribute: object, value: float | None) -> None:
@@ -214,27 +200,6 @@ class AbstentionsInput:
     path: str = "."
     top: int = field(default=5, validator=_non_negative, kw_only=True)
     all: bool = field(default=False, kw_only=True)
-
-
-@frozen
-class LinksInput:
-    note: str
-    paths: tuple[str, ...] = ()
-    direction: str = field(default="out", validator=_one_of(LINK_DIRECTIONS))
-    depth: int = field(default=1, validator=_non_negative)
-    limit: int = field(default=50, validator=_non_negative)
-    json: bool = False
-    all: bool = False
-
-
-@frozen
-class GraphInput:
-    paths: tuple[str, ...] = ()
-    format: str = field(default="mermaid", validator=_one_of(GRAPH_FORMATS))
-    note: str | None = None
-    key: str | None = None
-    limit: int = field(default=50, validator=_non_negative)
-    all: bool = False
 
 
 @frozen

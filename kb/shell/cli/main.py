@@ -214,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if argv is None and args:
         command = BY_NAME.get(args[0])
-        if command is not None and command.hot:
+        if command is not None and command.hot and not command.reads_every_note:
             # A hot verb's process answers once and exits, before cyclic garbage can matter;
             # the collector's passes over its thousands of headers cost 5-8% of `kb route`
             # at 10,000 notes (242-391 ms against 263-409 ms, six runs each way).

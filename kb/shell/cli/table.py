@@ -24,6 +24,8 @@ LEAN_INPUTS = {
     "BootInput": "kb.shell.cli.bootinputs",
     "ListInput": "kb.shell.cli.listinputs",
     "FleetInput": "kb.shell.cli.listinputs",
+    "LinksInput": "kb.shell.cli.graphinputs",
+    "GraphInput": "kb.shell.cli.graphinputs",
 }
 
 
@@ -35,9 +37,13 @@ class Command:
     run_ref: str  # "module:function"
     needs: str | None = None  # stderr line when the first required positional is missing
     summary: str = ""
-    # Runs on every prompt (route, boot) or is a quick look a person or script repeats (list,
-    # fleet): parsed by kb.shell.cli.fastargs when well-formed, its input class in LEAN_INPUTS.
+    # Runs on every prompt (route, boot), is a quick look a person or script repeats (list,
+    # fleet), or reads a whole fleet within 60 MB (links, graph: cyclopts is 7.5 MB of a
+    # process): parsed by kb.shell.cli.fastargs when well-formed, its input in LEAN_INPUTS.
     hot: bool = False
+    # Reads every note of a base or fleet (links, graph): the garbage collector stays on,
+    # which a hot verb turns off (`kb graph` at 100,000 notes peaked 3-5 MB higher without it).
+    reads_every_note: bool = False
     # A hook (`kb boot`): every outcome exits 0, usage errors included, because a failing
     # UserPromptSubmit hook blocks or decorates the user's message.
     hook: bool = False
@@ -246,6 +252,8 @@ COMMANDS += (
         "kb.shell.writing.graphverbs:links",
         needs="kb: links needs a note (base/path, a path, or a file name)",
         summary="Walk a note's wikilinks and path links, a bounded number of hops.",
+        hot=True,
+        reads_every_note=True,
     ),
     Command(
         "graph",
@@ -256,6 +264,8 @@ COMMANDS += (
         "GraphInput",
         "kb.shell.writing.graphverbs:graph",
         summary="Export the link graph and the shared-key graph as Mermaid, DOT or JSON.",
+        hot=True,
+        reads_every_note=True,
     ),
 )
 

@@ -27,10 +27,11 @@ from kb.io.answering.reading_room import (
 from kb.io.notes.walk import fleet_manifest
 from kb.pure.answering.election import ascii_lower
 from kb.pure.fleet.fleetcard import card
+from kb.pure.notes.links import stems_of
 from kb.pure.render import uiapi
 from kb.pure.render.mdhtml import Links, render
 from kb.pure.render.uiapi import Book, Json, ShelfFacts
-from kb.pure.writing.checks import check_base, folded_stems, stems_of, with_cross_base_hint
+from kb.pure.writing.checks import check_base, folded_stems, with_cross_base_hint
 
 T = TypeVar("T")
 

@@ -26,7 +26,7 @@ from kb.pure.writing.graph import (
     walk,
 )
 from kb.shell.answering.readverbs import open_warnings
-from kb.shell.cli.inputs import GraphInput, LinksInput
+from kb.shell.cli.graphinputs import GraphInput, LinksInput
 from kb.shell.cli.outcome import Outcome
 
 
