@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import cast
 
 import attrs
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -381,3 +382,34 @@ def test_two_bases_of_one_name_are_drawn_from_the_whole_graph(tmp_path: Path) ->
     with Memory.open(paths) as memory, open_views(memory) as views:
         assert isinstance(views, WholeGraph)
         assert [n.id for n in views.named()] == ["b/knowledge/alpha.md"]
+
+
+def test_kb_graph_with_no_scratch_file_draws_from_the_whole_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counting a base at a time needs a scratch SQLite file; where none can be made (no
+    writable temp folder, a full disk) `kb graph` draws from the whole graph in memory, with
+    the same output, and no error."""
+    from kb.io.answering import graphfleet
+
+    base = tmp_path / "b"
+    base.mkdir()
+    write_base(
+        base,
+        Spec(
+            ("knowledge/alpha.md", "knowledge/beta.md"),
+            ((0, 1, "wiki"),),
+            (("harbor",), ("harbor",)),
+        ),
+    )
+    args = ["graph", str(base), "--format", "json"]
+    counted = run(args)
+    monkeypatch.setattr(graphfleet, "SCRATCH", str(tmp_path / "no such folder" / "scratch.db"))
+    from kb.io.answering.memory import Memory
+
+    with Memory.open([str(base)]) as memory, graphfleet.open_views(memory) as views:
+        assert isinstance(views, graphfleet.WholeGraph)
+    whole = run(args)
+    assert (whole.code, whole.stderr) == (0, "")
+    assert whole.stdout == counted.stdout
+    assert '"key:harbor"' in whole.stdout

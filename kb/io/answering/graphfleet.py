@@ -41,6 +41,8 @@ from kb.pure.writing.graph import (
     view_of,
 )
 
+# The scratch database: "" is SQLite's private temp file, deleted when closed.
+SCRATCH = ""
 # The scratch database's page cache (KiB): its sort of the pairs by key spills to temp
 # files past this budget instead of growing the process.
 SCRATCH_CACHE_KIB = 512
@@ -52,7 +54,11 @@ def open_views(memory: Memory) -> FleetGraph | WholeGraph:
     names = [b.snapshot.name for b in memory.bases]
     if len(set(names)) != len(names):
         return WholeGraph(read_graph(memory))
-    return FleetGraph(memory)
+    try:
+        return FleetGraph(memory)
+    except sqlite3.Error:
+        # no scratch file (no writable temp folder, a full disk): the whole graph in memory
+        return WholeGraph(read_graph(memory))
 
 
 class WholeGraph:
@@ -104,7 +110,15 @@ class FleetGraph:
         self._offsets: list[int] = []
         self._linked = array("I")  # each note's neighbours by link, either way
         self._shared: array[int] | None = None
-        self._db = sqlite3.connect("")  # a private file, deleted when closed
+        self._db = sqlite3.connect(SCRATCH)
+        self.count = 0
+        try:
+            self._read(memory)
+        except BaseException:
+            self._db.close()  # its file goes with it
+            raise
+
+    def _read(self, memory: Memory) -> None:
         self._db.execute(f"PRAGMA cache_size = -{SCRATCH_CACHE_KIB}")
         self._db.execute("PRAGMA temp_store = FILE")
         self._db.execute("CREATE TABLE pairs (key TEXT NOT NULL, note INTEGER NOT NULL)")
