@@ -144,6 +144,12 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
             "tests/properties/test_names_properties.py",
         ),
     ),
+    # the link and shared-key graphs: resolution, walks, the views `kb graph` draws (its
+    # fleet counted a base at a time is held to the whole graph's views by a property)
+    "graph": (
+        "kb/pure/writing/graph.py",
+        ("tests/unit/test_graph.py", "tests/properties/test_graph_properties.py"),
+    ),
     "logbounds": (
         "kb/pure/logs/logbounds.py",
         (

@@ -19,6 +19,7 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from returns.result import Failure
 
 from kb.pure.render.graphrender import FORMATS, links_json, links_text
 from kb.pure.writing.graph import (
@@ -27,8 +28,12 @@ from kb.pure.writing.graph import (
     Edge,
     Graph,
     Note,
+    View,
+    around_key,
+    around_note,
     build,
     fold_keys,
+    overview,
     walk,
 )
 from kb.shell.cli.inputs import GRAPH_FORMATS, LINK_DIRECTIONS
@@ -347,7 +352,6 @@ def test_kb_graph_counted_a_base_at_a_time_draws_what_the_whole_graph_draws(
     from kb.io.answering.graphfleet import FleetGraph, open_views
     from kb.io.answering.graphread import read_graph
     from kb.io.answering.memory import Memory
-    from kb.pure.writing.graph import around_key, around_note, overview
 
     with tempfile.TemporaryDirectory() as tmp:
         for name, spec in (("b", first), ("c", second)):
@@ -413,3 +417,93 @@ def test_kb_graph_with_no_scratch_file_draws_from_the_whole_graph(
     assert (whole.code, whole.stderr) == (0, "")
     assert whole.stdout == counted.stdout
     assert '"key:harbor"' in whole.stdout
+
+
+Ids = dict[str, set[str]]
+Shown = tuple[list[str], list[tuple[str, tuple[str, ...]]], int, int, str | None]
+
+
+def _views_oracle(
+    spec: Spec,
+) -> tuple[Graph, dict[str, int], Ids, Ids]:
+    """The graph of one base with each note's keys unique, and, read from the spec alone,
+    each note's degree, its link neighbours and each key's declarers."""
+    keys = [tuple(sorted(set(k))) for k in spec.keys]
+    group = [
+        (Note("b", rel, rel, False, keys[i]), text_of(spec, i, rel))
+        for i, rel in enumerate(spec.rels)
+    ]
+    ids = [f"b/{r}" for r in spec.rels]
+    near: dict[str, set[str]] = {i: set() for i in ids}
+    for a, b, _ in expected_edges(spec):
+        near[a].add(b)
+        near[b].add(a)
+    declarers: dict[str, set[str]] = {}
+    for i, ks in zip(ids, keys, strict=True):
+        for k in ks:
+            declarers.setdefault(k, set()).add(i)
+    degree = {
+        i: len(near[i]) + sum(len(declarers[k]) >= 2 for k in ks)
+        for i, ks in zip(ids, keys, strict=True)
+    }
+    return build([group]), degree, near, declarers
+
+
+def _keys_shown(
+    candidates: set[str], declarers: dict[str, set[str]], kept: set[str], least: int, limit: int
+) -> tuple[list[tuple[str, tuple[str, ...]]], int]:
+    """(key, its kept declarers) shown, by key, and how many eligible keys were cut."""
+    eligible = []
+    for k in candidates:
+        among = tuple(sorted(declarers.get(k, set()) & kept))
+        if len(among) >= least:
+            eligible.append((k, among))
+    eligible.sort(key=lambda p: (-len(p[1]), p[0]))
+    return sorted(eligible[:limit]), max(0, len(eligible) - limit)
+
+
+def _as_lists(view: View) -> Shown:
+    return (
+        [n.id for n in view.notes],
+        [(k.key, k.notes) for k in view.keys],
+        view.omitted_notes,
+        view.omitted_keys,
+        view.focus,
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(specs(), st.integers(0, 6))
+def test_the_views_keep_the_notes_and_keys_their_rules_name(spec: Spec, limit: int) -> None:
+    """Each view against the module's rules, computed here from the spec alone: the most
+    connected notes (links either way plus keys shared, ties by id); around a note, its link
+    neighbours first, then by keys shared, ties by id; around a key, its most connected
+    declarers; keys ranked by kept declarers, ties by key; and what was cut, counted."""
+    graph, degree, near, declarers = _views_oracle(spec)
+    ids = sorted(degree)
+    kept = sorted(ids, key=lambda i: (-degree[i], i))[:limit]
+    shown, cut = _keys_shown(set(declarers), declarers, set(kept), 2, limit)
+    want: Shown = (sorted(kept), shown, len(ids) - len(kept), cut, None)
+    assert _as_lists(overview(graph, limit)) == want
+    for focus in graph.notes:
+        shared = {
+            o: len(set(focus.keys) & set(n.keys))
+            for o, n in ((n.id, n) for n in graph.notes)
+            if o != focus.id and set(focus.keys) & set(n.keys)
+        }
+        linked = near[focus.id]
+        ranked = sorted(linked | set(shared), key=lambda i: (i not in linked, -shared.get(i, 0), i))
+        around = {focus.id, *ranked[:limit]}
+        shown, cut = _keys_shown(set(focus.keys), declarers, around, 2, limit)
+        omitted = len(ranked) - min(limit, len(ranked))
+        want = (sorted(around), shown, omitted, cut, f"note:{focus.id}")
+        assert _as_lists(around_note(graph, focus, limit)) == want
+    for key in (*KEYS, "nowhere"):
+        got = around_key(graph, key.upper(), limit)
+        if key not in declarers:
+            assert got == Failure(key)
+            continue
+        kept = sorted(declarers[key], key=lambda i: (-degree[i], i))[:limit]
+        shown, cut = _keys_shown({key}, declarers, set(kept), 1, max(limit, 1))
+        want = (sorted(kept), shown, len(declarers[key]) - len(kept), cut, f"key:{key}")
+        assert _as_lists(got.unwrap()) == want

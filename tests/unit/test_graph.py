@@ -17,6 +17,7 @@ from kb.pure.writing.graph import (
     build,
     find_note,
     fold_keys,
+    overview,
     path_links,
     resolve_path,
 )
@@ -94,6 +95,23 @@ def test_keys_fold() -> None:
     graph = Graph((Note("b", "x.md", keys=("backup",)),), (), 0)
     assert isinstance(around_key(graph, "BACKUP", 5), Success)
     assert around_key(graph, "tape", 5) == Failure("tape")
+
+
+def test_the_keys_shown_are_the_most_declared_among_the_kept_notes() -> None:
+    """Three kept notes, four keys each two or three of them declare, and room for three:
+    the key all three declare is shown, and of the rest the first two by name."""
+    graph = Graph(
+        (
+            Note("b", "a.md", keys=("all", "ab", "ac")),
+            Note("b", "b.md", keys=("all", "ab", "bc")),
+            Note("b", "c.md", keys=("ac", "all", "bc")),
+        ),
+        (),
+        0,
+    )
+    view = overview(graph, 3)
+    assert [(k.key, len(k.notes)) for k in view.keys] == [("ab", 2), ("ac", 2), ("all", 3)]
+    assert view.omitted_keys == 1
 
 
 HOSTILE = 'a "quoted" #1 <b> & `tick`\nnext \\ end'
