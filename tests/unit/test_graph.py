@@ -40,6 +40,14 @@ from kb.pure.writing.graph import (
         ("`[a](b.md)` and [c](d.md)", ["d.md"]),
         ("[a](b.md", []),
         ("[a](%zz.md)", ["%zz.md"]),
+        # escapes in either case, and bytes that are no UTF-8 kept as a replacement
+        ("[a](caf%C3%A9.md) [b](caf%c3%a9.md)", ["café.md", "café.md"]),
+        ("[a](%FF.md)", ["\ufffd.md"]),
+        # the first `>` closes, the first `#` or `?` cuts, the first segment holds a scheme
+        ("[a](<b.md>c.md>)", ["b.md"]),
+        ("[a](<b.mdx)", []),
+        ("[a](b.md#x#y) [c](d.md?x?y)", ["b.md", "d.md"]),
+        ("[a](x/a:b/c.md)", ["x/a:b/c.md"]),
     ],
 )
 def test_path_links(text: str, targets: list[str]) -> None:
