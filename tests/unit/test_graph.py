@@ -14,6 +14,7 @@ from kb.pure.writing.graph import (
     Note,
     View,
     around_key,
+    around_note,
     build,
     find_note,
     fold_keys,
@@ -103,6 +104,46 @@ def test_keys_fold() -> None:
     graph = Graph((Note("b", "x.md", keys=("backup",)),), (), 0)
     assert isinstance(around_key(graph, "BACKUP", 5), Success)
     assert around_key(graph, "tape", 5) == Failure("tape")
+
+
+def test_an_id_reading_comes_before_a_path_reading() -> None:
+    """`a/y` is the note `y.md` of base `a` before it is the path `a/y.md` of another base."""
+    notes = [Note("b", "a/y.md"), Note("a", "y.md")]
+    assert find_note(notes, "a/y") == Success(notes[1])
+
+
+def test_a_path_written_with_an_empty_segment_names_the_same_note() -> None:
+    assert resolve_path("knowledge/a.md", "x//b.md") == "knowledge/x/b.md"
+
+
+def test_links_to_no_note_are_counted_unresolved_in_every_base() -> None:
+    one = [(Note("a", "x.md"), "[gone](missing.md) and [[nowhere]]")]
+    two = [(Note("b", "y.md"), "[gone](missing.md)")]
+    graph = build([one, two])
+    assert graph.edges == ()
+    assert graph.unresolved == 3
+
+
+def test_two_bases_of_one_name_join_the_kinds_of_a_link_both_write() -> None:
+    first = [(Note("a", "x.md"), "[[y]]"), (Note("a", "y.md"), "")]
+    second = [(Note("a", "x.md"), "[y](y.md)"), (Note("a", "y.md"), "")]
+    assert build([first, second]).edges == (Edge("a/x.md", "a/y.md", ("path", "wiki")),)
+
+
+def test_around_a_note_a_linked_note_sharing_a_key_comes_before_one_sharing_none() -> None:
+    graph = build(
+        [
+            [
+                (Note("b", "focus.md", keys=("harbor",)), "[[a]] [[z]]"),
+                (Note("b", "a.md"), ""),
+                (Note("b", "z.md", keys=("harbor",)), ""),
+            ]
+        ]
+    )
+    focus = graph.notes[1]
+    assert focus.rel == "focus.md"
+    view = around_note(graph, focus, 1)
+    assert [n.rel for n in view.notes] == ["focus.md", "z.md"]
 
 
 def test_the_keys_shown_are_the_most_declared_among_the_kept_notes() -> None:
