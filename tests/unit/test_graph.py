@@ -9,10 +9,13 @@ from returns.result import Failure, Success
 from kb.pure.fleet.httpguard import origin_allowed, refusal, token_matches
 from kb.pure.render.graphrender import dot, mermaid
 from kb.pure.writing.graph import (
+    BaseNames,
     Edge,
     Graph,
+    GraphBuilder,
     Note,
     View,
+    Written,
     around_key,
     around_note,
     build,
@@ -49,6 +52,13 @@ from kb.pure.writing.graph import (
         ("[a](<b.mdx)", []),
         ("[a](b.md#x#y) [c](d.md?x?y)", ["b.md", "d.md"]),
         ("[a](x/a:b/c.md)", ["x/a:b/c.md"]),
+        # a text with inline code: `](` opens the piece after the code; a `)` in the text
+        # is not the end of the destination; an empty destination ends at once
+        ("[a`b`](c.md)", ["c.md"]),
+        ("[a)](b.md)", ["b.md"]),
+        ("[a]()b.md)", []),
+        ("[a](%XX.md)", ["%XX.md"]),
+        ("[a](b.md)](c.md)", ["b.md", "c.md"]),
     ],
 )
 def test_path_links(text: str, targets: list[str]) -> None:
@@ -144,6 +154,31 @@ def test_around_a_note_a_linked_note_sharing_a_key_comes_before_one_sharing_none
     assert focus.rel == "focus.md"
     view = around_note(graph, focus, 1)
     assert [n.rel for n in view.notes] == ["focus.md", "z.md"]
+
+
+def test_around_a_note_its_link_neighbours_come_before_notes_sharing_a_key() -> None:
+    graph = build(
+        [
+            [
+                (Note("b", "focus.md", keys=("harbor",)), "[[z]]"),
+                (Note("b", "a.md", keys=("harbor",)), ""),
+                (Note("b", "z.md"), ""),
+            ]
+        ]
+    )
+    focus = next(n for n in graph.notes if n.rel == "focus.md")
+    assert [n.rel for n in around_note(graph, focus, 1).notes] == ["focus.md", "z.md"]
+
+
+def test_builders_merged_keep_both_kinds_and_both_counts_of_unresolved_links() -> None:
+    names = BaseNames({"x.md": "a/x.md", "y.md": "a/y.md"})
+    first, second = GraphBuilder(), GraphBuilder()
+    first.add(names, Note("a", "x.md"), Written(wiki=("y", "gone")))
+    second.add(names, Note("a", "x.md"), Written(paths=("y.md", "gone.md")))
+    first.merge(second)
+    graph = first.graph()
+    assert graph.edges == (Edge("a/x.md", "a/y.md", ("path", "wiki")),)
+    assert graph.unresolved == 2
 
 
 def test_the_keys_shown_are_the_most_declared_among_the_kept_notes() -> None:
