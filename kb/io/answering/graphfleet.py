@@ -12,7 +12,7 @@ rules (which notes rank first, which keys show) are the ones the whole graph obe
 property holds both ways equal on generated fleets.
 
 Two bases of one name make one id for two notes (the whole graph keeps the first); such a
-fleet is read the whole way (`whole_graph`).
+fleet is read the whole way (`WholeGraph`), as is one where no scratch file can be made.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import sqlite3
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import groupby
+from operator import itemgetter
 
 from returns.result import Failure, Result, Success
 
@@ -206,20 +208,12 @@ class FleetGraph:
         order, a key's notes counted when there are two or more."""
         if self._shared is None:
             shared = array("I", bytes(4 * self.count))
-            group: list[int] = []
-            last: str | None = None
             rows = self._db.execute("SELECT key, note FROM pairs ORDER BY key, note")
-            for key, note in rows:
-                if key != last:
-                    if len(group) > 1:
-                        for n in group:
-                            shared[n] += 1
-                    group.clear()
-                    last = key
-                group.append(note)
-            if len(group) > 1:
-                for n in group:
-                    shared[n] += 1
+            for _, group in groupby(rows, key=itemgetter(0)):
+                notes = [n for _, n in group]
+                if len(notes) > 1:
+                    for n in notes:
+                        shared[n] += 1
             self._shared = shared
         return self._shared
 

@@ -277,9 +277,8 @@ class GraphBuilder:
             yield source, target, bits
 
     def graph(self) -> Graph:
-        notes = self._notes
         edges = tuple(Edge(s, t, KINDS_OF[bits]) for (s, t), bits in sorted(self._via.items()))
-        return Graph(tuple(notes[i] for i in sorted(notes)), edges, self.unresolved)
+        return Graph(tuple(self.notes()), edges, self.unresolved)
 
 
 # An edge's kinds as bits while a graph is built (a set per edge was 216 bytes of each of the
