@@ -133,11 +133,10 @@ class LiveMemory:
         roots = [os.path.realpath(p) for p in memory.opened]
         if not covered_by(memory, roots):
             return None
-        import tempfile
-
+        from kb.io.answering.cookiedirs import new_cookie_dir
         from kb.io.answering.watcher import Watcher
 
-        self._cookie_dir = tempfile.mkdtemp(prefix="kb-serve-")
+        self._cookie_dir = new_cookie_dir()
         events = Watcher(roots, Path(self._cookie_dir) / "sync")
         events.start()
         if events.mode == "watcher":

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import math
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any
 
@@ -238,6 +240,7 @@ def serve(
         stderr.write(f"kb serve: {e}\n")
         return 1
     live = LiveMemory(memory, watch=True, warn=warner(stderr))
+    stop = _TermStop()
     try:
         stderr.write(banner(memory, include_private, "stdio."))
         stderr.flush()
@@ -245,7 +248,7 @@ def serve(
         # Bytes, when the stream has them: a line that is not UTF-8 is then a parse error
         # like any other, not a UnicodeDecodeError out of the loop (how a text stdin decodes
         # depends on the locale).
-        for raw in bounded_lines(getattr(stdin, "buffer", stdin)):
+        for raw in stop.reading(bounded_lines(getattr(stdin, "buffer", stdin))):
             reply = answer_line(server, raw)
             if reply is None:
                 continue
@@ -254,9 +257,59 @@ def serve(
                 stdout.flush()
             except OSError:
                 return 1
+    except _Terminated:
+        pass
     finally:
+        stop.restore()
         live.close()
     return 0
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived while the server waited for its next line."""
+
+
+class _TermStop:
+    """SIGTERM (how a host stops a server it started) ends `serve` as a closed stdin does:
+    the watcher stopped, its temp folder removed, exit 0. Python's default ends the process
+    where it stands, and every stopped server left its cookie folder in the temp folder.
+    A signal that lands while a line is being answered waits for that answer to be written
+    (a verb may be writing the miss log); one that lands while the server waits for a line
+    ends the wait. Only the main thread may set a handler: elsewhere nothing changes."""
+
+    def __init__(self) -> None:
+        self.waiting = False
+        self.asked = False
+        self._installed = threading.current_thread() is threading.main_thread()
+        self._previous: Any = signal.SIG_DFL
+        if self._installed:
+            self._previous = signal.signal(signal.SIGTERM, self._on_term)
+
+    def _on_term(self, _signum: int, _frame: object) -> None:
+        self.asked = True
+        if self.waiting:
+            raise _Terminated
+
+    def reading(self, lines: Iterator[bytes]) -> Iterator[bytes]:
+        """`lines`, stopping at the first SIGTERM: at once while waiting, else once the line
+        in hand is answered."""
+        while not self.asked:
+            self.waiting = True
+            try:
+                if self.asked:
+                    return
+                raw = next(lines, None)
+            finally:
+                self.waiting = False
+            if raw is None:
+                return
+            yield raw
+
+    def restore(self) -> None:
+        if self._installed:
+            # None: a handler set outside Python, which Python cannot put back; the default
+            signal.signal(signal.SIGTERM, self._previous or signal.SIG_DFL)
+            self._installed = False
 
 
 # One JSON-RPC message is one line; a line past this is not read into memory whole: it is
