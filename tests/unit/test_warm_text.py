@@ -28,6 +28,17 @@ from kb.pure.answering.warmtext import (
 )
 
 WIDE = StemRules(scan_max=2000, class_max=16, prune_min_chunks=10_000)
+# Every rule holds for both rankings of a held base: Python's, and numpy's where installed.
+_RANKINGS = ["python", "numpy"]
+_ranked_by = {"now": "python"}
+
+
+@pytest.fixture(autouse=True, params=_RANKINGS)
+def ranking(request: pytest.FixtureRequest) -> str:
+    if request.param == "numpy":
+        pytest.importorskip("numpy")
+    _ranked_by["now"] = request.param
+    return str(request.param)
 
 
 def _warm(
@@ -53,6 +64,7 @@ def _warm(
         [ChunkFacts(r, hp, h, b) for r, hp, h, b in chunks],
         [FileFacts("alpha", p, first, last, private) for p, first, last, private in files],
         pages=len(files),
+        dense=_ranked_by["now"] == "numpy",
     )
 
 
@@ -268,11 +280,13 @@ def test_a_chunk_met_through_two_words_counts_once_towards_the_limit() -> None:
 
 
 def test_an_early_read_past_its_budget_gives_way_to_scoring_every_posting(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, ranking: str
 ) -> None:
     """Where the bound falls too slowly, early stopping would cost more than scoring every
     posting: past `EARLY_STOP_SHARE` of the postings met it stops, and the ranking scores
     them all instead, with the same rows. A read within its budget is kept."""
+    if ranking == "numpy":
+        pytest.skip("the Python ranking's choice between its two ways")
     w = _crowded(private_first=True)
     words = ["floor", "lantern"]
     every = w.top_of_every_score(words, 5, False)
@@ -490,3 +504,24 @@ def test_two_open_memories_of_one_index_hold_one_copy(tmp_path: Path) -> None:
         assert public._stores[0].warm is not every._stores[0].warm
         every.warm()  # the other finds its copy stale, and takes the one already read
         assert public._stores[0].warm is every._stores[0].warm
+
+
+def test_a_base_ranked_by_numpy_never_ranks_in_python(
+    monkeypatch: pytest.MonkeyPatch, ranking: str
+) -> None:
+    """With numpy, every ranking is numpy's (the Python ways are never asked); without it,
+    none is."""
+    w = _crowded(private_first=True)
+    assert (w.dense is not None) == (ranking == "numpy")
+    asked: list[str] = []
+    for name in ("top_of_every_score", "top_stopping_early"):
+        real = getattr(WarmText, name)
+
+        def counted(self: WarmText, *args: object, _real: object = real, _n: str = name) -> object:
+            asked.append(_n)
+            return _real(self, *args)  # type: ignore[operator]
+
+        monkeypatch.setattr(WarmText, name, counted)
+    for words in (["floor"], ["floor", "lantern"]):
+        w.rank(words, 5, False)
+    assert bool(asked) == (ranking == "python")

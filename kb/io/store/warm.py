@@ -6,6 +6,7 @@ index is still the one it was read from, and confirmed before each question.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import sys
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -26,6 +27,21 @@ if TYPE_CHECKING:
 # How many chunks `WarmCopy.read` takes into the postings between two calls of its `pause`.
 PAUSE_EVERY = 1024
 _T = TypeVar("_T")
+# `KB_NO_NUMPY=1`: a held base ranks in Python even where numpy is installed (tests compare
+# the two rankings; a user can rule numpy out).
+NO_NUMPY_ENV = "KB_NO_NUMPY"
+
+
+def dense_ranking() -> bool:
+    """Whether a held base is ranked by numpy (kb.pure.answering.densetext): where it is
+    installed (the `fast` extra; `daemon` and `mcp` bring it) and not ruled out."""
+    if os.environ.get(NO_NUMPY_ENV, "").strip() not in ("", "0"):
+        return False
+    try:
+        import kb.pure.answering.densetext  # noqa: F401  (it imports numpy)
+    except ImportError:
+        return False
+    return True
 
 
 class WarmCopy:
@@ -114,7 +130,9 @@ class WarmCopy:
                 rules = StemRules(
                     vocabulary.STEM_SCAN_MAX, vocabulary.STEM_CLASS_MAX, vocabulary.PRUNE_MIN_CHUNKS
                 )
-                warm = warm_text(stamp, rules, chunks, tokens, terms, stored, files, pages)
+                warm = warm_text(
+                    stamp, rules, chunks, tokens, terms, stored, files, pages, dense_ranking()
+                )
             finally:
                 conn.execute("COMMIT")
             if own:

@@ -25,11 +25,15 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from heapq import heappush, heapreplace, nlargest
 from itertools import compress
+from typing import TYPE_CHECKING
 
 from attrs import field, frozen
 
 from kb.pure.answering.textrank import Counts, TextStats
 from kb.pure.notes.tokens import stem
+
+if TYPE_CHECKING:
+    from kb.pure.answering.densetext import DenseText
 
 # FTS5's bm25 as `kb.io.store.ranking.RANK_ROWID_SQL` calls it: k1 and b are FTS5's built-in
 # constants, and the heading path weighs 2, the text 1 (base and path are unindexed).
@@ -156,6 +160,9 @@ class WarmText:
     # weight), made the first time a ranking reads the word that way (`_by_weight`). A
     # memo: it never changes an answer, and a thread finds a whole array or none.
     orders: dict[int, array[int]] = field(factory=dict, repr=False)
+    # numpy's views of the postings, where numpy ranks this base (`warm_text(dense=True)`):
+    # `rank` then sums every posting in C (kb.pure.answering.densetext), to the same floats
+    dense: DenseText | None = field(default=None, repr=False)
 
     def word_id(self, word: str) -> int | None:
         """The word's place in `vocabulary`, or None when the base does not index it."""
@@ -271,21 +278,33 @@ class WarmText:
         if limit <= 0:
             return kept, []
         weighted = self._weighted(kept)
-        postings = sum(self.at[i + 1] - self.at[i] for i, _ in weighted)
-        best: list[tuple[int, float]] | None = None
-        if postings > (EARLY_STOP_ONE_WORD if len(weighted) == 1 else EARLY_STOP_SEVERAL_WORDS):
-            most_met = int(EARLY_STOP_SHARE * postings / len(weighted))
-            try:
-                best = self.top_stopping_early(kept, limit, include_private, most_met)
-            except _ReadTooMuch:
-                best = None
-        if best is None:
-            best = self.top_of_every_score(kept, limit, include_private)
+        if self.dense is not None:
+            spans = [(self.at[i], self.at[i + 1], idf) for i, idf in weighted]
+            best = self.dense.top(spans, limit, include_private)
+        else:
+            best = self._top_in_python(kept, weighted, limit, include_private)
         out: list[tuple[int, str, str]] = []
         for j, _ in best:
             f = self.files[self.file_of[j]]
             out.append((self.rowids[j], f.base, f.path))
         return kept, out
+
+    def _top_in_python(
+        self,
+        words: Sequence[str],
+        weighted: Sequence[tuple[int, float]],
+        limit: int,
+        include_private: bool,
+    ) -> list[tuple[int, float]]:
+        """`top_of_every_score`'s rows, read best weight first where that reads less."""
+        postings = sum(self.at[i + 1] - self.at[i] for i, _ in weighted)
+        if postings > (EARLY_STOP_ONE_WORD if len(weighted) == 1 else EARLY_STOP_SEVERAL_WORDS):
+            most_met = int(EARLY_STOP_SHARE * postings / len(weighted))
+            try:
+                return self.top_stopping_early(words, limit, include_private, most_met)
+            except _ReadTooMuch:
+                pass
+        return self.top_of_every_score(words, limit, include_private)
 
     def _best(self, scores: dict[int, float], limit: int) -> list[tuple[int, float]]:
         """The best `limit` (chunk place, score), best first, equal scores by rowid."""
@@ -446,12 +465,15 @@ def warm_text(
     stored: Iterable[ChunkFacts],
     files: Iterable[FileFacts],
     pages: int,
+    dense: bool = False,
 ) -> WarmText:
     """The in-memory index of one base from what its SQLite index holds. `stored` must come
     in rowid order. Raises `Unpackable` when a count or a chunk does not fit (a base then
     answers from SQLite). A word the stored lists hold but FTS5's vocabulary does
     not (the two tokenizers differ on a few exotic characters) is left out: no question
-    can reach it through a stem class, and FTS5 would not match it either."""
+    can reach it through a stem class, and FTS5 would not match it either.
+    `dense`: numpy ranks it (`kb.pure.answering.densetext`); the caller has made sure
+    numpy imports."""
     pairs = sorted((str(w), int(d)) for w, d in vocabulary)
     words = tuple(w for w, _ in pairs)
     ids = {w: i for i, w in enumerate(words)}
@@ -518,6 +540,12 @@ def warm_text(
     if -1 in file_of:
         # `Ranking.rank` asks the joined query for a chunk outside every span: not warm
         raise Unpackable("a chunk outside every file's span")
+    private = frozenset(j for j in range(len(rowids)) if listed[file_of[j]].private)
+    dense_text = None
+    if dense:
+        from kb.pure.answering.densetext import dense_of
+
+        dense_text = dense_of(post_chunk, post_weight, private, len(rowids))
     return WarmText(
         stamp=stamp,
         rules=rules,
@@ -534,7 +562,8 @@ def warm_text(
         headings=headings,
         file_of=file_of,
         files=listed,
-        private=frozenset(j for j in range(len(rowids)) if listed[file_of[j]].private),
+        private=private,
         spans=spans,
         pages=pages,
+        dense=dense_text,
     )
