@@ -72,6 +72,16 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
             "tests/unit/test_warm_text.py",
             "tests/properties/test_warm_text_properties.py",
             "tests/properties/test_warm_text_early_stop.py",
+            "tests/properties/test_warm_text_dense.py",
+        ),
+    ),
+    # a held base's ranking summed by numpy: the rule tests run against both rankings, and
+    # the property that it keeps Python's chunks and floats
+    "densetext": (
+        "kb/pure/answering/densetext.py",
+        (
+            "tests/unit/test_warm_text.py",
+            "tests/properties/test_warm_text_dense.py",
         ),
     ),
     # an open fleet's entries by path (the keyword ranking's last tie-break): its property

@@ -279,14 +279,13 @@ def test_a_chunk_met_through_two_words_counts_once_towards_the_limit() -> None:
     assert w.top_stopping_early(words, 2, False) == every
 
 
+@pytest.mark.parametrize("ranking", ["python"], indirect=True)  # Python's choice of its ways
 def test_an_early_read_past_its_budget_gives_way_to_scoring_every_posting(
     monkeypatch: pytest.MonkeyPatch, ranking: str
 ) -> None:
     """Where the bound falls too slowly, early stopping would cost more than scoring every
     posting: past `EARLY_STOP_SHARE` of the postings met it stops, and the ranking scores
     them all instead, with the same rows. A read within its budget is kept."""
-    if ranking == "numpy":
-        pytest.skip("the Python ranking's choice between its two ways")
     w = _crowded(private_first=True)
     words = ["floor", "lantern"]
     every = w.top_of_every_score(words, 5, False)
