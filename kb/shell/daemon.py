@@ -190,7 +190,8 @@ def _memory_line(memory: object) -> str:
     opened = f"{fleets} open fleet" + ("s" if fleets != 1 else "")
     if held == bases:
         building = "" if memory.get("warm") == fleets else "; the keyword index is being built"
-        return f"{opened}, every base's text index held in memory ({held}){building}"
+        ranked = ", ranked by numpy" if memory.get("numpy") == held else ", ranked in Python"
+        return f"{opened}, every base's text index held in memory ({held}){ranked}{building}"
     return f"{opened}, {held} of {bases} bases held in memory; the rest answer from SQLite"
 
 
@@ -464,6 +465,8 @@ class Warm:
             # fleets whose keyword index is built too (it follows the text: 8-9 s more at
             # 100,000 notes, while its questions decode keys from the persisted postings)
             "warm": sum(m.is_warm for m in memories),
+            # held bases whose text numpy ranks (decision 0052); the others rank in Python
+            "numpy": sum(m.bases_ranked_by_numpy() for m in memories),
         }
 
     def close(self) -> None:

@@ -132,3 +132,22 @@ def test_reap_removes_only_dead_owners_folders(tmp_path: Path) -> None:
 
 def test_reap_of_a_missing_folder_removes_nothing(tmp_path: Path) -> None:
     assert reap_orphans(str(tmp_path / "absent")) == []
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.2, 0.4, 0.6, 0.8])
+def test_a_sigterm_at_any_moment_of_the_start_leaves_no_folder(
+    example_fleet: Path, tmp_path: Path, delay: float
+) -> None:
+    """Before the handler exists the signal ends Python before any folder is made; from
+    then on it ends the server through its clean-up, however far the start has come."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = _serve(example_fleet, tmp)
+    try:
+        time.sleep(delay)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) in (0, -signal.SIGTERM)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert _own_dirs(tmp, proc.pid) == []

@@ -524,3 +524,17 @@ def test_a_base_ranked_by_numpy_never_ranks_in_python(
     for words in (["floor"], ["floor", "lantern"]):
         w.rank(words, 5, False)
     assert bool(asked) == (ranking == "python")
+
+
+def test_a_private_chunk_past_every_chunk_the_words_hold_is_left_out_quietly() -> None:
+    """The private chunks are left out by place whether a word reached them or not: here
+    the last chunk is private and holds none of the asked words (numpy's sums must reach
+    every chunk of the base, not only the last one a word holds)."""
+    w = _warm(
+        [(1, "", "", "floor"), (2, "", "", "floor lantern"), (3, "", "", "vigil")],
+        [("a.md", 1, 2, False), ("records/b.md", 3, 3, True)],
+    )
+    assert [r for r, _, _ in w.rank(["floor"], 5, False)[1]] == [1, 2]
+    assert [r for r, _, _ in w.rank(["floor", "lantern"], 5, False)[1]] == [2, 1]
+    assert [r for r, _, _ in w.rank(["vigil", "floor"], 5, True)[1]] == [3, 1, 2]
+    assert [r for r, _, _ in w.rank(["vigil", "floor"], 5, False)[1]] == [1, 2]

@@ -346,6 +346,11 @@ class Memory:
         with self._lock:
             return sum(1 for s in self._stores if s.warm is not None)
 
+    def bases_ranked_by_numpy(self) -> int:
+        """How many of the bases held in memory numpy ranks (decision 0052)."""
+        with self._lock:
+            return sum(1 for s in self._stores if s.warm is not None and s.warm.dense is not None)
+
     @property
     def is_warm(self) -> bool:
         """Whether every base and the keyword index are held in memory now."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +28,7 @@ from attrs import frozen
 class DenseText:
     """A base's posting arrays seen by numpy (`WarmText.post_chunk`, `post_weight`)."""
 
-    chunk: npt.NDArray[np.int32]  # by posting: the chunk's place j
+    chunk: npt.NDArray[np.intc]  # by posting: the chunk's place j
     weight: npt.NDArray[np.float64]  # by posting: bm25's term weight before idf
     private: npt.NDArray[np.intp]  # the place j of every private chunk
     chunks: int  # how many chunks the base holds
@@ -52,8 +53,10 @@ class DenseText:
         else:
             places = np.concatenate([self.chunk[lo:hi] for lo, hi, _ in words])
             parts = np.concatenate([idf * self.weight[lo:hi] for lo, hi, idf in words])
-            sums = np.bincount(places, weights=parts, minlength=self.chunks).astype(
-                np.float64, copy=False
+            # with weights, bincount sums in float64 (numpy's stubs say only "an array")
+            sums = cast(
+                "npt.NDArray[np.float64]",
+                np.bincount(places, weights=parts, minlength=self.chunks),
             )
         if not include_private and self.private.size:
             sums[self.private] = 0.0
@@ -75,16 +78,11 @@ class DenseText:
 def dense_of(
     post_chunk: array[int], post_weight: array[float], private: Iterable[int], chunks: int
 ) -> DenseText:
-    """numpy's views of a base's postings (no copy: the arrays are never changed once held)."""
-    # a C int is 4 bytes wherever kb runs; a copy where it is not
-    chunk = (
-        np.frombuffer(post_chunk, dtype=np.int32)
-        if post_chunk.itemsize == 4
-        else np.asarray(post_chunk, dtype=np.int32)
-    )
+    """numpy's views of a base's postings, typed by the arrays' own formats (a C int and a
+    C double): no copy, since the arrays are never changed once held."""
     return DenseText(
-        chunk=chunk,
-        weight=np.frombuffer(post_weight, dtype=np.float64),
-        private=np.array(sorted(private), dtype=np.intp),
+        chunk=np.asarray(memoryview(post_chunk)),
+        weight=np.asarray(memoryview(post_weight)),
+        private=np.fromiter(sorted(private), dtype=np.intp),
         chunks=chunks,
     )

@@ -234,34 +234,38 @@ def serve(
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
-    try:
-        memory = Memory.open(paths, all=include_private, warm=True)
-    except OpenError as e:
-        stderr.write(f"kb serve: {e}\n")
-        return 1
-    live = LiveMemory(memory, watch=True, warn=warner(stderr))
+    # Before anything it makes: a SIGTERM from here on ends it through the clean-up below
+    # (the watcher's cookie folder appears while the fleet opens).
     stop = _TermStop()
     try:
-        stderr.write(banner(memory, include_private, "stdio."))
-        stderr.flush()
-        server = Server(memory, top, live)
-        # Bytes, when the stream has them: a line that is not UTF-8 is then a parse error
-        # like any other, not a UnicodeDecodeError out of the loop (how a text stdin decodes
-        # depends on the locale).
-        for raw in stop.reading(bounded_lines(getattr(stdin, "buffer", stdin))):
-            reply = answer_line(server, raw)
-            if reply is None:
-                continue
-            try:
-                stdout.write(reply)
-                stdout.flush()
-            except OSError:
-                return 1
-    except _Terminated:
-        pass
+        try:
+            memory = Memory.open(paths, all=include_private, warm=True)
+        except OpenError as e:
+            stderr.write(f"kb serve: {e}\n")
+            return 1
+        live = LiveMemory(memory, watch=True, warn=warner(stderr))
+        try:
+            stderr.write(banner(memory, include_private, "stdio."))
+            stderr.flush()
+            server = Server(memory, top, live)
+            # Bytes, when the stream has them: a line that is not UTF-8 is then a parse
+            # error like any other, not a UnicodeDecodeError out of the loop (how a text
+            # stdin decodes depends on the locale).
+            for raw in stop.reading(bounded_lines(getattr(stdin, "buffer", stdin))):
+                reply = answer_line(server, raw)
+                if reply is None:
+                    continue
+                try:
+                    stdout.write(reply)
+                    stdout.flush()
+                except OSError:
+                    return 1
+        except _Terminated:
+            pass
+        finally:
+            live.close()
     finally:
         stop.restore()
-        live.close()
     return 0
 
 
