@@ -461,12 +461,12 @@ class Warm:
         return {
             "fleets": len(memories),
             "bases": sum(m.base_count() for m in memories),
-            "held": sum(m.bases_held() for m in memories),
+            "held": sum(m.bases_held()[0] for m in memories),
             # fleets whose keyword index is built too (it follows the text: 8-9 s more at
             # 100,000 notes, while its questions decode keys from the persisted postings)
             "warm": sum(m.is_warm for m in memories),
             # held bases whose text numpy ranks (decision 0052); the others rank in Python
-            "numpy": sum(m.bases_ranked_by_numpy() for m in memories),
+            "numpy": sum(m.bases_held()[1] for m in memories),
         }
 
     def close(self) -> None:

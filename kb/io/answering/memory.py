@@ -317,12 +317,11 @@ class Memory:
     # -- held in memory -----------------------------------------------------------------
 
     def warm(self, wait: bool = True) -> int:
-        """Hold this open fleet in memory for the questions to come: each base's text index
-        (`kb.pure.answering.warmtext`: the same rankings, no SQL per question) and the keyword
-        index, for a caller that asks many questions of one Memory (a server, an agent
-        framework, the resident kb); 5 s and 174 MB at 10,000 notes. `wait=False`: a thread
-        reads it while SQLite answers alike; a base re-indexed is read again. Returns the
-        bases held (0 unless waiting; not an old index)."""
+        """Hold this open fleet in memory for the questions to come (a server, an agent
+        framework, the resident kb): each base's text index (`kb.pure.answering.warmtext`,
+        the same rankings without SQL) and the keyword index; 5 s and 174 MB at 10,000 notes.
+        `wait=False`: a thread reads it while SQLite answers alike; a base re-indexed is
+        read again. Returns the bases held (0 unless waiting; not an old index)."""
         with self._lock:
             self._warm = True
             self._queue_warm(range(len(self._stores)), wait)
@@ -332,7 +331,7 @@ class Memory:
         if worker is not None:
             worker.join()  # it takes what is pending, this call's too
         self._warm_all()
-        return sum(1 for store in self._stores if store.warm is not None)
+        return self.bases_held()[0]
 
     def is_warming(self) -> bool:
         """Whether `warm` was asked of this Memory (held or on its way)."""
@@ -341,15 +340,11 @@ class Memory:
     def base_count(self) -> int:
         return len(self._stores)
 
-    def bases_held(self) -> int:
-        """How many bases' text indexes are held in memory now (`warm`)."""
+    def bases_held(self) -> tuple[int, int]:
+        """Bases whose text index is held in memory now, and those numpy ranks (0052)."""
         with self._lock:
-            return sum(1 for s in self._stores if s.warm is not None)
-
-    def bases_ranked_by_numpy(self) -> int:
-        """How many of the bases held in memory numpy ranks (decision 0052)."""
-        with self._lock:
-            return sum(1 for s in self._stores if s.warm is not None and s.warm.dense is not None)
+            held = [w for w in (s.warm for s in self._stores) if w is not None]
+        return len(held), sum(1 for w in held if w.dense is not None)
 
     @property
     def is_warm(self) -> bool:

@@ -55,8 +55,7 @@ class DenseText:
             parts = np.concatenate([idf * self.weight[lo:hi] for lo, hi, idf in words])
             # with weights, bincount sums in float64 (numpy's stubs say only "an array")
             sums = cast(
-                "npt.NDArray[np.float64]",
-                np.bincount(places, weights=parts, minlength=self.chunks),
+                npt.NDArray[np.float64], np.bincount(places, weights=parts, minlength=self.chunks)
             )
         if not include_private and self.private.size:
             sums[self.private] = 0.0
