@@ -538,3 +538,11 @@ def test_a_private_chunk_past_every_chunk_the_words_hold_is_left_out_quietly() -
     assert [r for r, _, _ in w.rank(["floor", "lantern"], 5, False)[1]] == [2, 1]
     assert [r for r, _, _ in w.rank(["vigil", "floor"], 5, True)[1]] == [3, 1, 2]
     assert [r for r, _, _ in w.rank(["vigil", "floor"], 5, False)[1]] == [1, 2]
+
+
+def test_numpy_holds_a_base_only_when_asked() -> None:
+    """The caller knows whether numpy imports (kb.io.store.warm.dense_ranking): a base built
+    without saying so ranks in Python."""
+    chunks = [ChunkFacts(1, "", "", "floor")]
+    files = [FileFacts("alpha", "a.md", 1, 1, False)]
+    assert warm_text(b"s", WIDE, 1, 1, [("floor", 1)], chunks, files, 1).dense is None
