@@ -33,10 +33,9 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from kb.io.answering.live import LiveMemory
-from kb.io.answering.memory import Memory, OpenError
 from kb.pure.fleet.httpguard import LOCAL_HOSTS, origin_allowed, refusal
 from kb.pure.render.mcptext import INSTRUCTIONS
-from kb.shell.mcp.mcp_server import CAPABILITIES, banner, tools_list, warner
+from kb.shell.mcp.mcp_server import CAPABILITIES, banner, open_live, tools_list
 from kb.shell.mcp.mcp_server import Server as Dispatcher
 from kb.version import __version__
 
@@ -190,12 +189,10 @@ def serve_http(
         err.write(f"kb serve: {got}\n")
         return 2
     token, generated = got
-    try:
-        memory = Memory.open(paths, all=include_private, warm=True)
-    except OpenError as e:
-        err.write(f"kb serve: {e}\n")
+    opened = open_live(paths, include_private, err)
+    if opened is None:
         return 1
-    live = LiveMemory(memory, watch=True, warn=warner(err))
+    memory, live = opened
     try:
         try:
             sock = listen(port)

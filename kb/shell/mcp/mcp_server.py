@@ -210,6 +210,19 @@ def banner(memory: Memory, include_private: bool, where: str) -> str:
     )
 
 
+def open_live(
+    paths: list[str], include_private: bool, stderr: IO[str]
+) -> tuple[Memory, LiveMemory] | None:
+    """The fleet as both transports serve it: opened, warming in the background, watched;
+    None once the reason it cannot be opened is on `stderr`."""
+    try:
+        memory = Memory.open(paths, all=include_private, warm=True)
+    except OpenError as e:
+        stderr.write(f"kb serve: {e}\n")
+        return None
+    return memory, LiveMemory(memory, watch=True, warn=warner(stderr))
+
+
 def warner(stderr: IO[str]) -> Callable[[str], None]:
     """What a served fleet does with a warning a re-open brings: one `kb serve:` line."""
 
@@ -238,12 +251,10 @@ def serve(
     # (the watcher's cookie folder appears while the fleet opens).
     stop = _TermStop()
     try:
-        try:
-            memory = Memory.open(paths, all=include_private, warm=True)
-        except OpenError as e:
-            stderr.write(f"kb serve: {e}\n")
+        opened = open_live(paths, include_private, stderr)
+        if opened is None:
             return 1
-        live = LiveMemory(memory, watch=True, warn=warner(stderr))
+        memory, live = opened
         try:
             stderr.write(banner(memory, include_private, "stdio."))
             stderr.flush()
