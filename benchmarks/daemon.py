@@ -12,8 +12,9 @@ written into the source tree or into the fleet given), it starts
 session of its own per round), the question the same within a round and changing between
 rounds (half of them taken from notes' `Search for:` lines, half made of absent words, so
 refusals are measured too). It prints the medians, and each median over the floor's, as a
-markdown table. Refusals write the miss log into each copy's root, where a user's goes; the
-daemon's sockets live in a scratch KB_DAEMON_DIR, stopped at the end.
+markdown table, then the daemon's memory once it holds the fleet and after the rounds.
+Refusals write the miss log into each copy's root, where a user's goes; the daemon's sockets
+live in a scratch KB_DAEMON_DIR, stopped at the end.
 Every process gets a bytecode cache under the scratch directory (PYTHONPYCACHEPREFIX).
 """
 
@@ -96,7 +97,35 @@ def _held_in_memory(fleet: Path, env: dict[str, str], limit_s: float = 120.0) ->
         time.sleep(0.5)
 
 
-def measure(name: str, fleet: Path, alone_copy: Path, runs: int, work: Path) -> list[str]:
+def daemon_memory(fleet: Path, env: dict[str, str]) -> dict[str, int]:
+    """The daemon's resident memory in MB from /proc (Linux): `VmRSS` is `RssAnon` (its heap,
+    which only it can free) plus `RssFile` (pages of mapped files, the postings files of
+    decision 0053 among them: the page cache's, which the system drops under pressure and
+    reads again) plus `RssShmem`; `VmHWM` is the peak."""
+    out = subprocess.run(
+        [str(KB), "daemon", "status", "--json"], cwd=fleet, env=env, capture_output=True
+    )
+    pid = json.loads(out.stdout or "{}").get("pid")
+    found: dict[str, int] = {}
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
+                    found[key] = int(value.split()[0]) // 1024
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def memory_row(name: str, when: str, found: dict[str, int]) -> str:
+    cells = " | ".join(f"{found.get(k, 0):,} MB" for k in ("VmRSS", "RssAnon", "RssFile", "VmHWM"))
+    return f"| {name} | {when} | {cells} |"
+
+
+def measure(
+    name: str, fleet: Path, alone_copy: Path, runs: int, work: Path, memory: list[str]
+) -> list[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
     # The miss log where a user's is, in each copy's root: a benchmark that moved it out of
     # the fleet hid a stat pass after every refusal (decision 0036, eighth session).
@@ -131,12 +160,14 @@ def measure(name: str, fleet: Path, alone_copy: Path, runs: int, work: Path) -> 
         for k in kinds:  # one uncounted warm-up each: the daemon's first open, page cache
             timed(kinds[k](asked[0]), cwds[k], envs[k], stdin(k, asked[0], -1))
         _held_in_memory(fleet, env)
+        memory.append(memory_row(name, "held", daemon_memory(fleet, env)))
         rng = random.Random(1)
         for n, q in enumerate(asked):
             order = list(kinds)
             rng.shuffle(order)
             for k in order:
                 times[k].append(timed(kinds[k](q), cwds[k], envs[k], stdin(k, q, n)))
+        memory.append(memory_row(name, f"after {runs} rounds", daemon_memory(fleet, env)))
     finally:
         subprocess.run([str(KB), "daemon", "stop"], cwd=fleet, env=env, capture_output=True)
     floor = statistics.median(times["python -c pass"])
@@ -173,14 +204,20 @@ def main() -> None:
         targets = [] if args.no_example else [("example", EXAMPLE)]
         targets += [(p.name, p) for p in args.fleet]
         lines = ["| fleet | process | median | ÷ `python -c pass` |", "|---|---|---:|---:|"]
+        memory = [
+            "| fleet | the daemon | VmRSS | RssAnon | RssFile | VmHWM |",
+            "|---|---|---:|---:|---:|---:|",
+        ]
         for name, source in targets:
             copies = (work / name, work / f"{name}-alone")
             for copy in copies:
                 shutil.copytree(source, copy, ignore=shutil.ignore_patterns("kb-misses.txt*"))
-            lines += measure(name, *copies, args.runs, work)
+            lines += measure(name, *copies, args.runs, work, memory)
             for copy in copies:
                 shutil.rmtree(copy)
         print("\n".join(lines))
+        print()
+        print("\n".join(memory))
         if editable_install():
             # 2026-12-03: `python -c pass` took 32-37 ms in the development venv and 15-17 ms
             # in a `pip install .` venv, so ratios here read about half what users see

@@ -191,7 +191,9 @@ def _memory_line(memory: object) -> str:
     if held == bases:
         building = "" if memory.get("warm") == fleets else "; the keyword index is being built"
         ranked = ", ranked by numpy" if memory.get("numpy") == held else ", ranked in Python"
-        return f"{opened}, every base's text index held in memory ({held}){ranked}{building}"
+        mapped = memory.get("mapped")
+        files = f", {mapped} mapped from postings files" if mapped else ""
+        return f"{opened}, every base's text index held in memory ({held}){ranked}{files}{building}"
     return f"{opened}, {held} of {bases} bases held in memory; the rest answer from SQLite"
 
 
@@ -467,6 +469,8 @@ class Warm:
             "warm": sum(m.is_warm for m in memories),
             # held bases whose text numpy ranks (decision 0052); the others rank in Python
             "numpy": sum(m.bases_held()[1] for m in memories),
+            # held bases whose postings are mapped from their postings file (decision 0053)
+            "mapped": sum(m.bases_held()[2] for m in memories),
         }
 
     def close(self) -> None:

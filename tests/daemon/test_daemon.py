@@ -154,13 +154,20 @@ def test_start_status_stop(daemons: Daemons, fleet: Path) -> None:
     status = daemons.status(fleet)
     assert status["running"] is True and status["same_build"] is True
     assert status["watch"] == {"mode": "watcher", "how": WATCHER_HOW, "why": "", "overflows": 0}
-    assert status["memory"] == {"fleets": 0, "bases": 0, "held": 0, "warm": 0, "numpy": 0}
+    assert status["memory"] == {
+        "fleets": 0,
+        "bases": 0,
+        "held": 0,
+        "warm": 0,
+        "numpy": 0,
+        "mapped": 0,
+    }
     assert daemons.kb(["route", "backup restore"], fleet).code == 0
     assert _requests(daemons, fleet) == 1
     # the fleet it opened is read into memory in the background
     deadline = time.monotonic() + 20
     ranked = 4 if dense_ranking() else 0  # numpy ranks each held base where it is installed
-    held = {"fleets": 1, "bases": 4, "held": 4, "warm": 1, "numpy": ranked}
+    held = {"fleets": 1, "bases": 4, "held": 4, "warm": 1, "numpy": ranked, "mapped": 0}
     while daemons.status(fleet)["memory"] != held:
         assert time.monotonic() < deadline, daemons.status(fleet)
         time.sleep(0.1)

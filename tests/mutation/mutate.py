@@ -67,7 +67,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     # the in-memory text index: its rule tests, and the property that a warm Memory answers
     # as a cold one (capped: each example indexes a fleet)
     "warmtext": (
-        "kb/pure/answering/warmtext.py",
+        "kb/pure/answering/held/warmtext.py",
         (
             "tests/unit/test_warm_text.py",
             "tests/properties/test_warm_text_properties.py",
@@ -78,7 +78,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     # a held base's ranking summed by numpy: the rule tests run against both rankings, and
     # the property that it keeps Python's chunks and floats
     "densetext": (
-        "kb/pure/answering/densetext.py",
+        "kb/pure/answering/held/densetext.py",
         (
             "tests/unit/test_warm_text.py",
             "tests/properties/test_warm_text_dense.py",

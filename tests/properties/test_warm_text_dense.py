@@ -1,4 +1,4 @@
-"""A held base ranked by numpy (kb.pure.answering.densetext) keeps exactly the chunks and the
+"""A held base ranked by numpy (kb.pure.answering.held.densetext) keeps exactly the chunks and the
 scores, to the bit, that the Python ranking keeps: repeated and absent words, ties at the
 limit broken by rowid, private chunks left out or kept."""
 
@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kb.pure.answering.warmtext import WarmText
+from kb.pure.answering.held.warmtext import WarmText
 from tests.properties.test_warm_text_early_stop import EARLY, WORDS, bases
 
-densetext = pytest.importorskip("kb.pure.answering.densetext")
+densetext = pytest.importorskip("kb.pure.answering.held.densetext")
 
 asked = st.lists(st.sampled_from((*WORDS, "absent")), min_size=0, max_size=6)
 

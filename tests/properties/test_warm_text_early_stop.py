@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from kb.pure.answering.warmtext import (
+from kb.pure.answering.held.warmtext import (
     EARLY_STOP_ONE_WORD,
     ChunkFacts,
     FileFacts,

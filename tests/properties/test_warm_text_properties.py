@@ -1,5 +1,5 @@
-"""A warm Memory answers exactly as a cold one (kb.pure.answering.warmtext against kb.io.store's
-SQL).
+"""A warm Memory answers exactly as a cold one (kb.pure.answering.held.warmtext against
+kb.io.store's SQL).
 
 The in-memory copy of each base's text index must give every question the answer the FTS5
 path gives: the same files, scores, passages, verdict and keyword hits, public and `--all`,
@@ -23,6 +23,7 @@ import kb.io.answering.memory as memory_module
 import kb.io.store.vocabulary as store_module
 from kb.io.answering.memory import Answer, Memory
 from kb.io.notes.indexer import index_bases
+from kb.io.store import postingsfile
 from tests.properties.strategies import PLAIN_WORDS, examples, fleets, write_fleet
 
 # Question words: the fleet's own, words sharing a stem or a prefix with them, words no
@@ -54,6 +55,12 @@ variant_notes = st.lists(
 bounds = st.sampled_from(
     ((2000, 16, 10_000, 15), (2, 1, 1, 1), (1, 2, 3, 2), (3, 1, 2, 1), (2000, 16, 10_000, 1))
 )
+
+
+def _set_mapped(monkeypatch: pytest.MonkeyPatch, mapped: bool) -> None:
+    """Every base held from a postings file (decision 0053), however small, or none (a
+    file needs numpy, which the test extras install; without it none is made)."""
+    monkeypatch.setattr(postingsfile, "MAPPED_MIN_POSTINGS", 0 if mapped else 1 << 62)
 
 
 def _facts(answer: Answer) -> tuple[object, ...]:
@@ -96,6 +103,7 @@ def _set_bounds(monkeypatch: pytest.MonkeyPatch, found: tuple[int, int, int, int
     index_all=st.booleans(),
     include_private=st.booleans(),
     top=st.sampled_from((1, 5)),
+    mapped=st.booleans(),
 )
 def test_a_warm_memory_answers_as_a_cold_one(
     monkeypatch: pytest.MonkeyPatch,
@@ -106,8 +114,10 @@ def test_a_warm_memory_answers_as_a_cold_one(
     index_all: bool,
     include_private: bool,
     top: int,
+    mapped: bool,
 ) -> None:
     _set_bounds(monkeypatch, found)
+    _set_mapped(monkeypatch, mapped)
     with tempfile.TemporaryDirectory(prefix="kbwarm-") as d:
         root = Path(d)
         write_fleet(root, fleet)  # type: ignore[arg-type]
@@ -122,11 +132,13 @@ def test_a_warm_memory_answers_as_a_cold_one(
         index_bases([fleet_root], index_all)
         with Memory.open(fleet_root, all=include_private) as cold:
             expected = [_facts(cold.ask(q, top)) for q in asked]
-        with Memory.open(fleet_root, all=include_private) as warm:
-            held = warm.warm()
-            assert held == len(warm.bases)  # every base of a fresh index is held
-            assert warm.is_warm
-            assert [_facts(warm.ask(q, top)) for q in asked] == expected
+        # mapped: the first open makes each base's postings file, the second maps it
+        for _ in range(2 if mapped else 1):
+            with Memory.open(fleet_root, all=include_private) as warm:
+                held = warm.warm()
+                assert held == len(warm.bases)  # every base of a fresh index is held
+                assert warm.is_warm
+                assert [_facts(warm.ask(q, top)) for q in asked] == expected
 
 
 @settings(
@@ -134,10 +146,11 @@ def test_a_warm_memory_answers_as_a_cold_one(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(fleet=fleets(), asked=questions, word=st.sampled_from(PLAIN_WORDS))
+@given(fleet=fleets(), asked=questions, word=st.sampled_from(PLAIN_WORDS), mapped=st.booleans())
 def test_a_write_after_warming_is_never_answered_from_the_stale_copy(
-    fleet: object, asked: list[str], word: str
+    monkeypatch: pytest.MonkeyPatch, fleet: object, asked: list[str], word: str, mapped: bool
 ) -> None:
+    _set_mapped(monkeypatch, mapped)
     with tempfile.TemporaryDirectory(prefix="kbwarm-") as d:
         root = Path(d)
         write_fleet(root, fleet)  # type: ignore[arg-type]

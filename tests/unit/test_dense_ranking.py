@@ -52,7 +52,7 @@ def test_without_numpy_a_base_ranks_in_python(monkeypatch: pytest.MonkeyPatch) -
             raise ImportError("no numpy here")
         return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.delitem(sys.modules, "kb.pure.answering.densetext", raising=False)
+    monkeypatch.delitem(sys.modules, "kb.pure.answering.held.densetext", raising=False)
     monkeypatch.setattr(builtins, "__import__", no_numpy)
     assert not dense_ranking()
 

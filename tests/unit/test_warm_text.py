@@ -1,4 +1,4 @@
-"""The rules of the in-memory text index (kb.pure.answering.warmtext), one test each.
+"""The rules of the in-memory text index (kb.pure.answering.held.warmtext), one test each.
 
 Each rule is the one `kb.io.store.Store` follows over SQLite; tests/properties/
 test_warm_text_properties.py holds the two paths equal on generated fleets."""
@@ -14,8 +14,8 @@ import kb.io.answering.memory as memory_module
 from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.io.store import Store
-from kb.pure.answering import warmtext
-from kb.pure.answering.warmtext import (
+from kb.pure.answering.held import warmtext
+from kb.pure.answering.held.warmtext import (
     EARLY_STOP_BATCH,
     EARLY_STOP_ONE_WORD,
     FTS_IDF_FLOOR,

@@ -4,7 +4,7 @@ The CLI, the MCP server, the reading room and other agent frameworks all call th
 none of them computes an answer itself. Opening walks each base once, validates the header
 cache with one stat pass, and builds the keyword index in memory; every question after that
 is pure computation plus one FTS5 query per base (none for a warm Memory, which holds each
-base's text index in memory: `Memory.warm`, kb.pure.answering.warmtext).
+base's text index in memory: `Memory.warm`, kb.pure.answering.held.warmtext).
 """
 
 from __future__ import annotations
@@ -318,7 +318,7 @@ class Memory:
 
     def warm(self, wait: bool = True) -> int:
         """Hold this open fleet in memory for the questions to come (a server, an agent
-        framework, the resident kb): each base's text index (`kb.pure.answering.warmtext`,
+        framework, the resident kb): each base's text index (`kb.pure.answering.held.warmtext`,
         the same rankings without SQL) and the keyword index; 5 s and 174 MB at 10,000 notes.
         `wait=False`: a thread reads it while SQLite answers alike; a base re-indexed is
         read again. Returns the bases held (0 unless waiting; not an old index)."""
@@ -334,17 +334,17 @@ class Memory:
         return self.bases_held()[0]
 
     def is_warming(self) -> bool:
-        """Whether `warm` was asked of this Memory (held or on its way)."""
-        return self._warm
+        return self._warm  # `warm` was asked of this Memory (held or on its way)
 
     def base_count(self) -> int:
         return len(self._stores)
 
-    def bases_held(self) -> tuple[int, int]:
-        """Bases whose text index is held in memory now, and those numpy ranks (0052)."""
+    def bases_held(self) -> tuple[int, int, int]:
+        """Bases held in memory now, those numpy ranks (0052), those mapped from a file (0053)."""
         with self._lock:
             held = [w for w in (s.warm for s in self._stores) if w is not None]
-        return len(held), sum(1 for w in held if w.dense is not None)
+        mapped = sum(isinstance(w.post_chunk, memoryview) for w in held)
+        return len(held), sum(w.dense is not None for w in held), mapped
 
     @property
     def is_warm(self) -> bool:

@@ -103,7 +103,14 @@ def owned_by(path: Path, stamp: int) -> bool:
 
 
 def discard(path: Path) -> None:
-    """Delete a database not stamped by this machine, with its journal files."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    """Delete a database not stamped by this machine, with its journal files and the
+    postings file made beside it (kb.io.store.postingsfile: bound to the index it came
+    with, so of no use to the new one, and not this machine's)."""
+    for name in (*(str(path) + s for s in ("", "-wal", "-shm", "-journal")), _postings(path)):
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(str(path) + suffix)
+            os.unlink(name)
+
+
+def _postings(index: Path) -> str:
+    # kb.io.store.postingsfile.postings_path, spelled out: this module sits below the store
+    return str(index.with_suffix(".postings"))

@@ -39,7 +39,7 @@ from kb.pure.answering.textrank import TextStats
 from kb.pure.notes.paths import MAP_NAMES
 
 if TYPE_CHECKING:
-    from kb.pure.answering.warmtext import WarmText
+    from kb.pure.answering.held.warmtext import WarmText
 
 
 class Guard(Protocol):

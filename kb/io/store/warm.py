@@ -1,4 +1,4 @@
-"""The text index held in memory (kb.pure.answering.warmtext): read in one snapshot through a
+"""The text index held in memory (kb.pure.answering.held.warmtext): read in one snapshot through a
 connection of its own, shared by every open store of the same index file, held while the
 index is still the one it was read from, and confirmed before each question.
 """
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from kb.io.store.database import Store
-    from kb.pure.answering.warmtext import WarmText
+    from kb.pure.answering.held.warmtext import FileFacts, StemRules, WarmText
 
 
 # How many chunks `WarmCopy.read` takes into the postings between two calls of its `pause`.
@@ -33,12 +33,12 @@ NO_NUMPY_ENV = "KB_NO_NUMPY"
 
 
 def dense_ranking() -> bool:
-    """Whether a held base is ranked by numpy (kb.pure.answering.densetext): where it is
+    """Whether a held base is ranked by numpy (kb.pure.answering.held.densetext): where it is
     installed (the `fast` extra; `daemon` and `mcp` bring it) and not ruled out."""
     if os.environ.get(NO_NUMPY_ENV, "").strip() not in ("", "0"):
         return False
     try:
-        import kb.pure.answering.densetext  # noqa: F401  (it imports numpy)
+        import kb.pure.answering.held.densetext  # noqa: F401  (it imports numpy)
     except ImportError:
         return False
     return True
@@ -67,7 +67,7 @@ class WarmCopy:
         its only connection. `pause` is called every `PAUSE_EVERY` chunks while the postings
         are built (seconds a base at 100,000 notes): a resident kb's warming thread lets a
         request go first there (kb.io.answering.foreground)."""
-        from kb.pure.answering.warmtext import (
+        from kb.pure.answering.held.warmtext import (
             ChunkFacts,
             FileFacts,
             StemRules,
@@ -106,6 +106,32 @@ class WarmCopy:
                         "JOIN files f ON f.base = s.base AND f.path = s.path"
                     )
                 ]
+                # the bounds the SQL path reads, where they are set, so both find the same
+                # words
+                rules = StemRules(
+                    vocabulary.STEM_SCAN_MAX, vocabulary.STEM_CLASS_MAX, vocabulary.PRUNE_MIN_CHUNKS
+                )
+                dense = dense_ranking()
+                # a file-backed index's large bases keep their postings in a mapped file
+                # (decision 0053), where numpy checks and ranks them
+                postings = _postings_path(self._store.path) if own and dense else None
+                # the file is bound to this very index file too, not only to its state: a
+                # file pulled or copied beside another index (one built from the same
+                # notes, even) is never used
+                identity = _identity(self._store.path) if postings is not None else None
+                if postings is not None and identity is not None:
+                    found = _mapped_text(
+                        conn,
+                        postings,
+                        identity,
+                        stamp,
+                        rules,
+                        (chunks, tokens, pages),
+                        terms,
+                        files,
+                    )
+                    if found is not None:
+                        return _shared(self._store.path, found)
                 # Chunks stream from the cursor into the postings, one at a time: held as a
                 # list first, a base's word lists were the read's peak (248 MB traced for
                 # 92 MB kept, the largest base of 100,000 notes), and the allocator kept
@@ -125,19 +151,12 @@ class WarmCopy:
                         pause,
                     )
                 )
-                # the bounds the SQL path reads, where they are set, so both find the same
-                # words
-                rules = StemRules(
-                    vocabulary.STEM_SCAN_MAX, vocabulary.STEM_CLASS_MAX, vocabulary.PRUNE_MIN_CHUNKS
-                )
-                warm = warm_text(
-                    stamp, rules, chunks, tokens, terms, stored, files, pages, dense_ranking()
-                )
+                warm = warm_text(stamp, rules, chunks, tokens, terms, stored, files, pages, dense)
+                if postings is not None and identity is not None:
+                    warm = _in_file(postings, identity, warm)
             finally:
                 conn.execute("COMMIT")
-            if own:
-                _share_warm(self._store.path, warm)
-            return warm
+            return _shared(self._store.path, warm) if own else warm
         except (sqlite3.Error, ValueError, TypeError, IndexError, Unpackable):
             return None
         finally:
@@ -215,6 +234,99 @@ def _share_warm(path: Path, warm: WarmText) -> None:
 
         _SHARED = weakref.WeakValueDictionary()
     _SHARED[path] = warm
+
+
+def _postings_path(index: Path) -> Path:
+    # imported here: a one-shot verb opens stores but never holds one (mmap, hashlib)
+    from kb.io.store.postingsfile import postings_path
+
+    return postings_path(index)
+
+
+def _identity(index: Path) -> bytes | None:
+    """The index file's device and inode, or None when it cannot be read."""
+    try:
+        st = os.stat(index)
+    except OSError:
+        return None
+    return f"{st.st_dev}:{st.st_ino}".encode()
+
+
+def _shared(path: Path, warm: WarmText) -> WarmText:
+    _share_warm(path, warm)
+    return warm
+
+
+def _mapped_text(
+    conn: sqlite3.Connection,
+    path: Path,
+    identity: bytes,
+    stamp: bytes,
+    rules: StemRules,
+    totals: tuple[int, int, int],
+    terms: Iterable[tuple[str, int]],
+    files: Iterable[FileFacts],
+) -> WarmText | None:
+    """The base held from its postings file, when there is one made from this state of the
+    index (`postingslayout.binding`) and it passes the checks (`postingsfile.mapped`); the
+    rowids, heading paths, vocabulary and files come from the index, as always. None when
+    there is no such file: the caller reads the postings from the index."""
+    from array import array
+
+    from kb.io.store import postingsfile
+    from kb.pure.answering.held.postingslayout import binding
+    from kb.pure.answering.held.warmtext import held_text
+
+    pairs = sorted(terms)
+    if not postingsfile.announces(path, len(pairs), totals[0]):
+        return None  # no query for a file that cannot be this index's
+    words = tuple(w for w, _ in pairs)
+    doc = array("i", (d for _, d in pairs))
+    rowids = array("q")
+    headings: list[str] = []
+    seen: dict[str, str] = {}
+    for rowid, heading in conn.execute(
+        "SELECT k.rowid, c.heading_path FROM chunk_counts k "
+        "JOIN chunks c ON c.rowid = k.rowid ORDER BY k.rowid"
+    ):
+        rowids.append(int(rowid))
+        text = str(heading or "")
+        headings.append(seen.setdefault(text, text))
+    digest = binding(identity + b"\0" + stamp, words, doc, rowids)
+    columns = postingsfile.mapped(path, digest, len(words), len(rowids), checked=True)
+    if columns is None:
+        return None
+    return held_text(stamp, rules, totals, (words, doc, rowids, headings), columns, files, True)
+
+
+def _in_file(path: Path, identity: bytes, warm: WarmText) -> WarmText:
+    """`warm` with its postings written to `path` and mapped back from there, when it holds
+    enough of them (`MAPPED_MIN_POSTINGS`); as it is (and no file left) when it does not or
+    the disk refuses."""
+    import attrs
+
+    from kb.io.store import postingsfile
+    from kb.pure.answering.held.densetext import dense_of
+    from kb.pure.answering.held.postingslayout import binding
+
+    if len(warm.post_chunk) < postingsfile.MAPPED_MIN_POSTINGS:
+        postingsfile.remove(path)
+        return warm
+    digest = binding(identity + b"\0" + warm.stamp, warm.vocabulary, warm.doc, warm.rowids)
+    if not postingsfile.write(path, digest, warm):
+        return warm
+    columns = postingsfile.mapped(path, digest, len(warm.vocabulary), len(warm.rowids), False)
+    if columns is None:
+        return warm
+    return attrs.evolve(
+        warm,
+        at=columns.at,
+        lengths=columns.lengths,
+        post_chunk=columns.post_chunk,
+        post_counts=columns.post_counts,
+        post_weight=columns.post_weight,
+        dense=dense_of(columns.post_chunk, columns.post_weight, warm.private, len(warm.rowids)),
+    )
 
 
 def _pausing(rows: Iterable[_T], pause: Callable[[], object] | None) -> Iterator[_T]:

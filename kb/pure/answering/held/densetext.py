@@ -75,10 +75,14 @@ class DenseText:
 
 
 def dense_of(
-    post_chunk: array[int], post_weight: array[float], private: Iterable[int], chunks: int
+    post_chunk: array[int] | memoryview[int],
+    post_weight: array[float] | memoryview[float],
+    private: Iterable[int],
+    chunks: int,
 ) -> DenseText:
     """numpy's views of a base's postings, typed by the arrays' own formats (a C int and a
-    C double): no copy, since the arrays are never changed once held."""
+    C double): no copy, since the arrays are never changed once held (and a mapped
+    postings file's are read-only)."""
     return DenseText(
         chunk=np.asarray(memoryview(post_chunk)),
         weight=np.asarray(memoryview(post_weight)),

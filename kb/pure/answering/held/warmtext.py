@@ -33,7 +33,12 @@ from kb.pure.answering.textrank import Counts, TextStats
 from kb.pure.notes.tokens import stem
 
 if TYPE_CHECKING:
-    from kb.pure.answering.densetext import DenseText
+    from typing import TypeAlias
+
+    from kb.pure.answering.held.densetext import DenseText
+
+    IntColumn: TypeAlias = array[int] | memoryview[int]
+    FloatColumn: TypeAlias = array[float] | memoryview[float]
 
 # FTS5's bm25 as `kb.io.store.ranking.RANK_ROWID_SQL` calls it: k1 and b are FTS5's built-in
 # constants, and the heading path weighs 2, the text 1 (base and path are unindexed).
@@ -142,14 +147,16 @@ class WarmText:
     # and a question looks up a few words a base)
     vocabulary: tuple[str, ...]
     doc: array[int]  # by word id: how many chunks hold it (FTS5's count)
-    at: array[int]  # by word id: where its postings start (one more entry: the end)
-    post_chunk: array[int]  # by posting: the chunk's place j
-    post_counts: array[int]  # by posting: heading count << 16 | text count
+    # The five arrays a postings file can hold (kb.pure.answering.held.postingslayout): arrays on
+    # the heap as built, or views of the file mapped into memory (`memoryview`s).
+    at: IntColumn  # by word id: where its postings start (one more entry: the end)
+    post_chunk: IntColumn  # by posting: the chunk's place j
+    post_counts: IntColumn  # by posting: heading count << 16 | text count
     # by posting: bm25's term weight before idf, (f * (k1 + 1)) / (f + norm): computed once,
     # so a question multiplies and adds (a third of the time)
-    post_weight: array[float]
+    post_weight: FloatColumn
     rowids: array[int]  # by j: the chunk's rowid
-    lengths: array[int]  # by j: words in the chunk, heading path included
+    lengths: IntColumn  # by j: words in the chunk, heading path included
     headings: Sequence[str]  # by j: the heading path
     file_of: array[int]  # by j: its file's place in `files`
     files: Sequence[FileFacts]
@@ -161,7 +168,7 @@ class WarmText:
     # memo: it never changes an answer, and a thread finds a whole array or none.
     orders: dict[int, array[int]] = field(factory=dict, repr=False)
     # numpy's views of the postings, where numpy ranks this base (`warm_text(dense=True)`):
-    # `rank` then sums every posting in C (kb.pure.answering.densetext), to the same floats
+    # `rank` then sums every posting in C (kb.pure.answering.held.densetext), to the same floats
     dense: DenseText | None = field(default=None, repr=False)
 
     def word_id(self, word: str) -> int | None:
@@ -472,7 +479,7 @@ def warm_text(
     answers from SQLite). A word the stored lists hold but FTS5's vocabulary does
     not (the two tokenizers differ on a few exotic characters) is left out: no question
     can reach it through a stem class, and FTS5 would not match it either.
-    `dense`: numpy ranks it (`kb.pure.answering.densetext`); the caller has made sure
+    `dense`: numpy ranks it (`kb.pure.answering.held.densetext`); the caller has made sure
     numpy imports."""
     pairs = sorted((str(w), int(d)) for w, d in vocabulary)
     words = tuple(w for w, _ in pairs)
@@ -529,6 +536,45 @@ def warm_text(
         freq = FTS_HEADING * (n >> _HALF) + FTS_TEXT * (n & _LOW)
         post_weight[k] = (freq * k1_plus) / (freq + norms[j])
     del by_word, by_chunk, by_counts
+    return held_text(
+        stamp,
+        rules,
+        (chunks, tokens, pages),
+        (words, doc, rowids, headings),
+        Columns(at, lengths, post_chunk, post_counts, post_weight),
+        files,
+        dense,
+    )
+
+
+@frozen(eq=False)
+class Columns:
+    """The arrays of a base's postings a postings file holds (`WarmText` names each)."""
+
+    at: IntColumn
+    lengths: IntColumn
+    post_chunk: IntColumn
+    post_counts: IntColumn
+    post_weight: FloatColumn
+
+
+def held_text(
+    stamp: bytes,
+    rules: StemRules,
+    totals: tuple[int, int, int],
+    layout: tuple[tuple[str, ...], array[int], array[int], Sequence[str]],
+    columns: Columns,
+    files: Iterable[FileFacts],
+    dense: bool = False,
+) -> WarmText:
+    """A base's in-memory index from its postings (`columns`, built by `warm_text` or mapped
+    from a postings file) and what the index itself says: `totals` (chunks, tokens, pages),
+    `layout` (the vocabulary in order, each word's chunk frequency, the chunks' rowids
+    ascending, their heading paths) and the files. Which chunk is whose, and so which is
+    private, comes from `files` and `rowids` alone, never from the postings. Raises
+    `Unpackable` when a chunk lies in no file's span."""
+    chunks, tokens, pages = totals
+    words, doc, rowids, headings = layout
     listed = sorted(files, key=lambda f: f.first)
     file_of = array("i", [-1] * len(rowids))  # -1: in no file's span (yet)
     spans: dict[tuple[str, str], FileFacts] = {}
@@ -543,9 +589,9 @@ def warm_text(
     private = frozenset(j for j in range(len(rowids)) if listed[file_of[j]].private)
     dense_text = None
     if dense:
-        from kb.pure.answering.densetext import dense_of
+        from kb.pure.answering.held.densetext import dense_of
 
-        dense_text = dense_of(post_chunk, post_weight, private, len(rowids))
+        dense_text = dense_of(columns.post_chunk, columns.post_weight, private, len(rowids))
     return WarmText(
         stamp=stamp,
         rules=rules,
@@ -553,12 +599,12 @@ def warm_text(
         tokens=tokens,
         vocabulary=words,
         doc=doc,
-        at=at,
-        post_chunk=post_chunk,
-        post_counts=post_counts,
-        post_weight=post_weight,
+        at=columns.at,
+        post_chunk=columns.post_chunk,
+        post_counts=columns.post_counts,
+        post_weight=columns.post_weight,
         rowids=rowids,
-        lengths=lengths,
+        lengths=columns.lengths,
         headings=headings,
         file_of=file_of,
         files=listed,
