@@ -84,6 +84,12 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
             "tests/properties/test_warm_text_dense.py",
         ),
     ),
+    # where a held base's postings lie in their file and what binds the file to its index:
+    # the layout's properties, and the file's own tests (checks, binding, privacy)
+    "postingslayout": (
+        "kb/pure/answering/held/postingslayout.py",
+        ("tests/properties/test_postings_layout.py", "tests/unit/test_postings_file.py"),
+    ),
     # an open fleet's entries by path (the keyword ranking's last tie-break): its property
     "entryorder": (
         "kb/pure/answering/entryorder.py",

@@ -5,9 +5,12 @@ decodes its candidates only while they can reach the `top` (`rank_bounded`)."""
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from kb.pure.answering import keyword
 from kb.pure.answering.entries import Entry, Prepared
 from kb.pure.answering.keyword import (
     BOUNDED_SLICE,
@@ -134,3 +137,23 @@ def test_the_bounded_ranking_decodes_no_slice_that_cannot_reach_the_top() -> Non
     assert _kept(hits) == _kept(index.rank_naive(["tessera", "lantern"], 1))
     assert hits[0].entry is rare
     assert decoded == BOUNDED_SLICE
+
+
+@LAYERED
+@given(
+    es=st.lists(common_entries(), min_size=LAYERED_MIN, max_size=2 * LAYERED_MIN),
+    question=st.lists(st.sampled_from((*COMMON, RARE, "absent")), min_size=2, max_size=5),
+    top=st.integers(1, 3 * LAYERED_MIN),
+    buckets=st.integers(1, 3),
+)
+def test_phrase_word_pairs_sharing_a_hash_change_no_ranking(
+    es: list[Entry], question: list[str], top: int, buckets: int
+) -> None:
+    """The phrase index holds word pairs by their hash: pairs that share one make more
+    candidates, never another ranking. Here every pair falls in one of `buckets` hashes."""
+    exact = KeywordIndex.of(es)
+    with patch.object(keyword, "hash", lambda pair: len(pair[0]) % buckets, create=True):
+        crowded = KeywordIndex.of(es)
+        found = crowded._phrasal(question)
+        assert found >= exact._phrasal(question)
+        assert _kept(crowded.rank(question, top)) == _kept(exact.rank_naive(question, top))

@@ -20,6 +20,8 @@ Rules of this module:
 from __future__ import annotations
 
 import math
+from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from heapq import heappush, heapreplace
@@ -187,10 +189,14 @@ class KeywordIndex:
         self._prepared: dict[int, Prepared] = {}
         self.total = len(self._entries)
         postings: dict[str, list[int]] = {}
-        by_pair: dict[tuple[str, str], list[int]] = {}
-        # one string per distinct phrase word: splitting the phrases made a new one for each
-        # occurrence (7.6 of 189 MB held by a warm fleet of 10,000 notes)
-        words: dict[str, str] = {}
+        # Each phrase's first two words, as the hash of the pair, with the entry holding it:
+        # a dict of word pairs to lists of entries was the largest thing a warm fleet held
+        # at 100,000 notes after the text postings (108 of 572 MB traced; 12 bytes a pair
+        # here). A hash two pairs share only makes an entry a candidate it need not be, and
+        # every candidate is scored by `score_entry`, so the ranking is the same.
+        pair_hash = array("q")
+        pair_entry = array("i")
+        firsts: set[str] = set()
         for i, (bag, phrases, title, stem, summary, _) in enumerate(looking(self._sets, stopped)):
             # Each entry appears once in a word's postings, so the postings' length is the
             # word's document frequency (the vocabulary: bag, title, stem, purpose words).
@@ -202,14 +208,21 @@ class KeywordIndex:
                     found.append(i)
             if phrases:
                 for first, second, *_ in {tuple(norm.split(" ", 2)) for _, norm in phrases}:
-                    pair = (words.setdefault(first, first), words.setdefault(second, second))
-                    by_pair.setdefault(pair, []).append(i)
+                    pair_hash.append(hash((first, second)))
+                    pair_entry.append(i)
+                    firsts.add(first)
         self._postings = postings
         # word -> where each weight's run ends in its postings, once `_layers_of` has put a
         # common word's postings in weight order: on a question's first use of the word, or
         # for every common word when a warm Memory prepares the index (`prepare_all`)
         self._runs: dict[str, tuple[tuple[float, int], ...]] = {}
-        self._by_pair = by_pair
+        # by hash, each hash's entries ascending (a stable sort of entries added in order)
+        order = sorted(range(len(pair_hash)), key=pair_hash.__getitem__)
+        self._pair_hash = array("q", [pair_hash[k] for k in order])
+        self._pair_entry = array("i", [pair_entry[k] for k in order])
+        del order
+        # the words a phrase starts with: a question's other word suffixes are not looked up
+        self._pair_firsts = frozenset(firsts)
 
     @classmethod
     def of(cls, entries: Sequence[Entry]) -> KeywordIndex:
@@ -270,15 +283,22 @@ class KeywordIndex:
         # A phrase is found in the question's words joined by spaces, so its first space is
         # one between two neighbouring terms: its first word ends the one (a suffix) and its
         # second starts the next (a prefix). Every such pair finds every phrase that can
-        # match, and no other (by the second word alone, `de` in `x de y` drew a quarter of
-        # a question's candidates at 10,000 notes, none of them scoring).
-        pairs = self._by_pair
+        # match, and no other but for a hash two pairs share (by the second word alone, `de`
+        # in `x de y` drew a quarter of a question's candidates at 10,000 notes, none of
+        # them scoring).
+        hashes, entries, firsts = self._pair_hash, self._pair_entry, self._pair_firsts
         words = " ".join(terms).split(" ")  # as `score_entry` matches, spaces inside a term too
         for left, right in pairwise(words):
             for start in range(len(left)):
                 first = left[start:]
+                if first not in firsts:
+                    continue
                 for end in range(1, len(right) + 1):
-                    phrasal.update(pairs.get((first, right[:end]), ()))
+                    h = hash((first, right[:end]))
+                    k = bisect_left(hashes, h)
+                    while k < len(hashes) and hashes[k] == h:
+                        phrasal.add(entries[k])
+                        k += 1
         return phrasal
 
     def _layers_of(self, word: str) -> list[tuple[float, int, int]]:
