@@ -52,7 +52,7 @@ def bases(draw: st.DrawFn) -> WarmText:
         text += ["x"] * filler
         for w in set(heading) | set(text):
             vocabulary[w] = vocabulary.get(w, 0) + 1
-        chunks.append(ChunkFacts(rowid, "", " ".join(heading), " ".join(text)))
+        chunks.append(ChunkFacts(rowid, " ".join(heading), " ".join(text)))
     # files of a few chunks each, some private
     files: list[FileFacts] = []
     first = 1

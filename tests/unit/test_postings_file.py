@@ -302,3 +302,5 @@ def test_the_binding_changes_with_every_part_of_the_state() -> None:
         binding(b"stamp", words, doc, array("q", [1, 2, 6])),
     ]
     assert len({one, *others}) == 6
+    # any SQLite rowid, a negative one too, and a word with any code point
+    assert binding(b"stamp", ("caf\u00e9", "\U0001f600"), doc, array("q", [-(2**63), -1, 7]))

@@ -61,7 +61,7 @@ def _warm(
         len(chunks),
         tokens,
         vocabulary.items(),
-        [ChunkFacts(r, hp, h, b) for r, hp, h, b in chunks],
+        [ChunkFacts(r, h, b) for r, _, h, b in chunks],
         [FileFacts("alpha", p, first, last, private) for p, first, last, private in files],
         pages=len(files),
         dense=_ranked_by["now"] == "numpy",
@@ -326,11 +326,13 @@ def test_an_early_read_within_its_budget_ranks_a_private_chunk_only_when_asked()
 
 
 def test_chunk_counts_hold_the_asked_words_by_heading_and_text_and_the_whole_length() -> None:
+    """And no heading path: a held base does not keep them (a passage's comes from the
+    index with its text)."""
     chunks = [(1, "Floor plan", "floor plan", "floor floor lantern x"), (2, "Other", "other", "a")]
     w = _warm(chunks, [("a.md", 1, 2, False)])
     assert w.chunk_counts([7, 2, 1], ["floor", "lantern", "zzq", "other"]) == {
-        1: ("Floor plan", ({"floor": 1}, {"floor": 2, "lantern": 1}, 6)),
-        2: ("Other", ({"other": 1}, {}, 2)),
+        1: ("", ({"floor": 1}, {"floor": 2, "lantern": 1}, 6)),
+        2: ("", ({"other": 1}, {}, 2)),
     }
 
 
@@ -382,7 +384,7 @@ def test_the_largest_packable_counts_are_held_whole() -> None:
     head, body = " ".join(["floor"] * 65_535), " ".join(["floor"] * 65_535)
     w = _warm([(1, "Floor", head, body)], [("a.md", 1, 1, False)])
     assert w.chunk_counts([1], ["floor"]) == {
-        1: ("Floor", ({"floor": 65_535}, {"floor": 65_535}, 131_070))
+        1: ("", ({"floor": 65_535}, {"floor": 65_535}, 131_070))
     }
 
 
@@ -543,6 +545,6 @@ def test_a_private_chunk_past_every_chunk_the_words_hold_is_left_out_quietly() -
 def test_numpy_holds_a_base_only_when_asked() -> None:
     """The caller knows whether numpy imports (kb.io.store.warm.dense_ranking): a base built
     without saying so ranks in Python."""
-    chunks = [ChunkFacts(1, "", "", "floor")]
+    chunks = [ChunkFacts(1, "", "floor")]
     files = [FileFacts("alpha", "a.md", 1, 1, False)]
     assert warm_text(b"s", WIDE, 1, 1, [("floor", 1)], chunks, files, 1).dense is None

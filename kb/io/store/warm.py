@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from kb.pure.answering.held.warmtext import FileFacts, StemRules, WarmText
 
 
+# Every chunk's rowid, in the order a held base places its chunks.
+ROWIDS_SQL = "SELECT rowid FROM chunk_counts ORDER BY rowid"
 # How many chunks `WarmCopy.read` takes into the postings between two calls of its `pause`.
 PAUSE_EVERY = 1024
 _T = TypeVar("_T")
@@ -142,12 +144,9 @@ class WarmCopy:
                 # table, 60 MB more in memory, or private notes' words in a file of the
                 # system's temporary folder.
                 stored = (
-                    ChunkFacts(int(rowid), str(heading or ""), *_stored_words(str(words_of)))
-                    for rowid, heading, words_of in _pausing(
-                        conn.execute(
-                            "SELECT k.rowid, c.heading_path, k.counts FROM chunk_counts k "
-                            "JOIN chunks c ON c.rowid = k.rowid ORDER BY k.rowid"
-                        ),
+                    ChunkFacts(int(rowid), *_stored_words(str(words_of)))
+                    for rowid, words_of in _pausing(
+                        conn.execute("SELECT rowid, counts FROM chunk_counts ORDER BY rowid"),
                         pause,
                     )
                 )
@@ -269,7 +268,7 @@ def _mapped_text(
 ) -> WarmText | None:
     """The base held from its postings file, when there is one made from this state of the
     index (`postingslayout.binding`) and it passes the checks (`postingsfile.mapped`); the
-    rowids, heading paths, vocabulary and files come from the index, as always. None when
+    rowids, vocabulary and files come from the index, as always. None when
     there is no such file: the caller reads the postings from the index."""
     from array import array
 
@@ -282,21 +281,12 @@ def _mapped_text(
         return None  # no query for a file that cannot be this index's
     words = tuple(w for w, _ in pairs)
     doc = array("i", (d for _, d in pairs))
-    rowids = array("q")
-    headings: list[str] = []
-    seen: dict[str, str] = {}
-    for rowid, heading in conn.execute(
-        "SELECT k.rowid, c.heading_path FROM chunk_counts k "
-        "JOIN chunks c ON c.rowid = k.rowid ORDER BY k.rowid"
-    ):
-        rowids.append(int(rowid))
-        text = str(heading or "")
-        headings.append(seen.setdefault(text, text))
+    rowids = array("q", (int(r) for (r,) in conn.execute(ROWIDS_SQL)))
     digest = binding(identity + b"\0" + stamp, words, doc, rowids)
     columns = postingsfile.mapped(path, digest, len(words), len(rowids), checked=True)
     if columns is None:
         return None
-    return held_text(stamp, rules, totals, (words, doc, rowids, headings), columns, files, True)
+    return held_text(stamp, rules, totals, (words, doc, rowids), columns, files, True)
 
 
 def _in_file(path: Path, identity: bytes, warm: WarmText) -> WarmText:

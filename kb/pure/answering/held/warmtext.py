@@ -110,10 +110,11 @@ class StemRules:
 @frozen
 class ChunkFacts:
     """One chunk as `WarmCopy.read` reads it: its stored heading and text word lists
-    (each joined by single spaces, as `kb.io.store.counts_text` wrote them)."""
+    (each joined by single spaces, as `kb.io.store.counts_text` wrote them). Not its heading
+    path: a passage's heading is read from the index with its text (`TextReader.details`),
+    and holding every chunk's was 40 MB at 100,000 notes."""
 
     rowid: int
-    heading_path: str
     head_words: str
     body_words: str
 
@@ -157,7 +158,6 @@ class WarmText:
     post_weight: FloatColumn
     rowids: array[int]  # by j: the chunk's rowid
     lengths: IntColumn  # by j: words in the chunk, heading path included
-    headings: Sequence[str]  # by j: the heading path
     file_of: array[int]  # by j: its file's place in `files`
     files: Sequence[FileFacts]
     private: frozenset[int]  # the j of every private chunk
@@ -415,8 +415,11 @@ class WarmText:
     def chunk_counts(
         self, rowids: Iterable[int], forms: Iterable[str]
     ) -> dict[int, tuple[str, Counts]]:
-        """rowid -> (heading path, its counts of `forms`): scoring reads no other word, so
-        the counts are `TextReader.chunk_counts`' restricted to them, with the same length."""
+        """rowid -> ("", its counts of `forms`): scoring reads no other word, so the counts
+        are `TextReader.chunk_counts`' restricted to them, with the same length. The heading
+        path is left empty (`ChunkFacts`): with counts, scoring never reads it, and a
+        passage's heading comes from the index with its text (the properties of
+        tests/properties/test_warm_text_properties.py compare every passage's heading)."""
         ranges = self._ranges(forms)
         out: dict[int, tuple[str, Counts]] = {}
         for rowid in rowids:
@@ -433,7 +436,7 @@ class WarmText:
                         head[w] = n
                     if n := packed & _LOW:
                         body[w] = n
-            out[rowid] = (self.headings[j], (head, body, self.lengths[j]))
+            out[rowid] = ("", (head, body, self.lengths[j]))
         return out
 
     def page_counts(
@@ -488,8 +491,6 @@ def warm_text(
     avgdl = tokens / chunks if chunks else 0.0
     rowids = array("q")  # any SQLite rowid
     lengths = array("i")
-    headings: list[str] = []
-    seen_headings: dict[str, str] = {}
     # the postings in chunk order first, then grouped by word (a counting sort keeps each
     # word's chunks in ascending order)
     by_word = array("i")
@@ -501,7 +502,6 @@ def warm_text(
         body = c.body_words.split()
         rowids.append(c.rowid)
         lengths.append(len(head) + len(body))
-        headings.append(seen_headings.setdefault(c.heading_path, c.heading_path))
         counted = Counter(body)
         if counted and max(counted.values()) > _LOW:
             raise Unpackable(f"a text count of {max(counted.values())}")
@@ -540,7 +540,7 @@ def warm_text(
         stamp,
         rules,
         (chunks, tokens, pages),
-        (words, doc, rowids, headings),
+        (words, doc, rowids),
         Columns(at, lengths, post_chunk, post_counts, post_weight),
         files,
         dense,
@@ -562,7 +562,7 @@ def held_text(
     stamp: bytes,
     rules: StemRules,
     totals: tuple[int, int, int],
-    layout: tuple[tuple[str, ...], array[int], array[int], Sequence[str]],
+    layout: tuple[tuple[str, ...], array[int], array[int]],
     columns: Columns,
     files: Iterable[FileFacts],
     dense: bool = False,
@@ -570,11 +570,11 @@ def held_text(
     """A base's in-memory index from its postings (`columns`, built by `warm_text` or mapped
     from a postings file) and what the index itself says: `totals` (chunks, tokens, pages),
     `layout` (the vocabulary in order, each word's chunk frequency, the chunks' rowids
-    ascending, their heading paths) and the files. Which chunk is whose, and so which is
+    ascending) and the files. Which chunk is whose, and so which is
     private, comes from `files` and `rowids` alone, never from the postings. Raises
     `Unpackable` when a chunk lies in no file's span."""
     chunks, tokens, pages = totals
-    words, doc, rowids, headings = layout
+    words, doc, rowids = layout
     listed = sorted(files, key=lambda f: f.first)
     file_of = array("i", [-1] * len(rowids))  # -1: in no file's span (yet)
     spans: dict[tuple[str, str], FileFacts] = {}
@@ -605,7 +605,6 @@ def held_text(
         post_weight=columns.post_weight,
         rowids=rowids,
         lengths=columns.lengths,
-        headings=headings,
         file_of=file_of,
         files=listed,
         private=private,
