@@ -73,6 +73,10 @@ def _kept(hits: list[KeywordHit]) -> list[tuple[int, float, tuple[str, ...]]]:
     return [(id(h.entry), h.score, h.matched) for h in hits]
 
 
+def _phrase_norms(p: Prepared) -> list[str]:
+    return [p.norms[k] for k in p.phrases]
+
+
 def _bounded(
     index: KeywordIndex, question: list[str], top: int, slice_size: int = BOUNDED_SLICE
 ) -> tuple[list[KeywordHit], int]:
@@ -84,7 +88,7 @@ def _bounded(
     phrasal = [
         (i, index.prepared_at(i))
         for i in range(count)
-        if any(p.norm.split()[1] in prefixes for p in index.prepared_at(i).phrases)
+        if any(n.split()[1] in prefixes for n in _phrase_norms(index.prepared_at(i)))
     ]
     skip = {i for i, _ in phrasal}
     holding = {

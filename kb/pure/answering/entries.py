@@ -20,7 +20,7 @@ Rules of this module:
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal, NamedTuple
+from typing import Literal
 
 from attrs import frozen
 
@@ -45,15 +45,6 @@ class Entry:
     derived: bool = False
 
 
-class Phrase(NamedTuple):
-    """A several-word key: as written, and normalised. A named tuple rather than an attrs
-    class because a 10,000-note fleet holds ~66,000 of them and each open builds them all
-    (attrs' frozen __init__ was 0.18 s of a 1 s open)."""
-
-    original: str
-    norm: str
-
-
 @frozen
 class Prepared:
     """An entry with every token set the scorer compares. The sets are the entry's
@@ -63,10 +54,14 @@ class Prepared:
 
     entry: Entry
     bag: tuple[str, ...]
-    phrases: tuple[Phrase, ...]
+    # the several-word keys, by their place among the entry's keys and `norms`: a key as
+    # written is `entry.keywords[k]`, normalised `norms[k]` (a pair object a phrase was 42
+    # of 465 MB a warm fleet of 100,000 notes held; a place is a cached small int)
+    phrases: tuple[int, ...]
     title_tokens: tuple[str, ...]
     stem_tokens: tuple[str, ...]
     summary_tokens: tuple[str, ...]
+    norms: tuple[str, ...] = ()  # every key's normalised words joined by spaces, in key order
 
     @property
     def vocabulary(self) -> frozenset[str]:
@@ -132,11 +127,11 @@ def _key_tokens(key: str) -> tuple[str, ...]:
 
 
 # What the header cache stores per keyed file so no process re-tokenises it: the keyword
-# bag, the phrases as (original, norm) pairs, the title, stem and purpose tokens, and every
+# bag, the phrases as places among the keys, the title, stem and purpose tokens, and every
 # key's normalised words joined by spaces (in key order; what spelling suggestions compare).
 TokenSets = tuple[
     tuple[str, ...],
-    tuple[Phrase, ...],
+    tuple[int, ...],
     tuple[str, ...],
     tuple[str, ...],
     tuple[str, ...],
@@ -167,10 +162,10 @@ def sets_from_norms(
     The header cache stores only the norms and rebuilds the rest here (less to decode and
     to hold: the decoded cache was 50 MB of strings at 10,000 notes)."""
     bag: dict[str, None] = {}
-    phrases: list[Phrase] = []
-    for key, norm in zip(keys, norms, strict=True):
+    phrases: list[int] = []
+    for k, (key, norm) in enumerate(zip(keys, norms, strict=True)):
         if " " in norm:
-            phrases.append(Phrase(key, norm))
+            phrases.append(k)
         elif norm and len(key.split()) == 1:
             bag[norm] = None
     return (tuple(bag), tuple(phrases), title, stem, summary, norms)
@@ -179,8 +174,8 @@ def sets_from_norms(
 def prepared_from(entry: Entry, sets: TokenSets) -> Prepared:
     """An entry with token sets computed earlier (by `token_sets`, possibly in another
     process and read back from the header cache)."""
-    bag, phrases, title, stem, summary, _ = sets
-    return Prepared(entry, bag, phrases, title, stem, summary)
+    bag, phrases, title, stem, summary, norms = sets
+    return Prepared(entry, bag, phrases, title, stem, summary, norms)
 
 
 def prepare(entry: Entry) -> Prepared:

@@ -96,11 +96,12 @@ def score_entry(
     score = 0.0
     matched: list[str] = []
     factor = DERIVED_FACTOR if prepared.entry.derived else 1.0
-    for phrase in prepared.phrases if phrasal else ():
-        if phrase.norm in query_norm:
-            parts = phrase.norm.split()
+    for k in prepared.phrases if phrasal else ():
+        norm = prepared.norms[k]
+        if norm in query_norm:
+            parts = norm.split()
             score += factor * W_PHRASE * (sum(idf(w) for w in parts) / len(parts))
-            matched.append(phrase.original)
+            matched.append(prepared.entry.keywords[k])
     for term in terms:
         w = idf(term)
         hit = False
@@ -136,7 +137,7 @@ def postings_words(keys: Sequence[str], sets: TokenSets) -> PostingWords:
     bag, phrases, title, stem, summary, norms = sets
     return PostingWords(
         vocabulary=frozenset((*bag, *title, *stem, *summary)),
-        second=frozenset(norm.split(" ", 2)[1] for _, norm in phrases),
+        second=frozenset(norms[k].split(" ", 2)[1] for k in phrases),
         parts=frozenset(
             (part, key) for key, norm in zip(keys, norms, strict=True) for part in norm.split()
         ),
@@ -197,7 +198,9 @@ class KeywordIndex:
         pair_hash = array("q")
         pair_entry = array("i")
         firsts: set[str] = set()
-        for i, (bag, phrases, title, stem, summary, _) in enumerate(looking(self._sets, stopped)):
+        for i, (bag, phrases, title, stem, summary, norms) in enumerate(
+            looking(self._sets, stopped)
+        ):
             # Each entry appears once in a word's postings, so the postings' length is the
             # word's document frequency (the vocabulary: bag, title, stem, purpose words).
             for word in {*bag, *title, *stem, *summary}:
@@ -207,7 +210,7 @@ class KeywordIndex:
                 else:
                     found.append(i)
             if phrases:
-                for first, second, *_ in {tuple(norm.split(" ", 2)) for _, norm in phrases}:
+                for first, second, *_ in {tuple(norms[k].split(" ", 2)) for k in phrases}:
                     pair_hash.append(hash((first, second)))
                     pair_entry.append(i)
                     firsts.add(first)
@@ -508,7 +511,7 @@ def phrase_words(candidates: Iterable[Prepared], terms: Sequence[str]) -> set[st
     return {
         w
         for p in candidates
-        for phrase in p.phrases
-        if phrase.norm in query_norm
-        for w in phrase.norm.split()
+        for k in p.phrases
+        if p.norms[k] in query_norm
+        for w in p.norms[k].split()
     }
