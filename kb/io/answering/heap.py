@@ -11,10 +11,15 @@ from __future__ import annotations
 
 
 def give_back() -> None:
-    """Return the heap's free pages to the system: glibc's `malloc_trim(0)`, released from
-    the interpreter's lock while it runs. Where the C library has no such call (musl,
-    macOS) nothing is done; the memory is then reused by later builds, as before."""
+    """Let go of the strings pool the build shared its words through (kb.io.store.
+    sharedstrings), then return the heap's free pages to the system: glibc's
+    `malloc_trim(0)`, released from the interpreter's lock while it runs. Where the C
+    library has no such call (musl, macOS) the pages are reused by later builds."""
     import ctypes  # only a resident kb's warming thread pays for the import
+
+    from kb.io.store import sharedstrings
+
+    sharedstrings.let_go()
 
     try:
         trim = ctypes.CDLL(None).malloc_trim

@@ -317,11 +317,10 @@ class Memory:
     # -- held in memory -----------------------------------------------------------------
 
     def warm(self, wait: bool = True) -> int:
-        """Hold this open fleet in memory for the questions to come (a server, an agent
-        framework, the resident kb): each base's text index (`kb.pure.answering.held.warmtext`,
-        the same rankings without SQL) and the keyword index; 5 s and 174 MB at 10,000 notes.
-        `wait=False`: a thread reads it while SQLite answers alike; a base re-indexed is
-        read again. Returns the bases held (0 unless waiting; not an old index)."""
+        """Hold this open fleet in memory for the questions to come (a server, a framework,
+        the resident kb): each base's text index (kb.pure.answering.held) and the keyword
+        index, the same rankings without SQL. `wait=False`: read in a thread while SQLite
+        answers alike. Returns the bases held (0 unless waiting; not an old index)."""
         with self._lock:
             self._warm = True
             self._queue_warm(range(len(self._stores)), wait)
@@ -331,6 +330,7 @@ class Memory:
         if worker is not None:
             worker.join()  # it takes what is pending, this call's too
         self._warm_all()
+        heap.give_back()  # as the warming thread does after its read
         return self.bases_held()[0]
 
     def is_warming(self) -> bool:

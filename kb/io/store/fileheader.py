@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import json
-import sys
 
 from attrs import frozen
 
 from kb.io.notes.walk import FileStat
+from kb.io.store.sharedstrings import shared_all
 from kb.pure.answering.entries import Bucket, TokenSets, sets_from_norms
 
 # A `headers` row: path, size, mtime_ns, hash, bucket, title, purpose, parsed (keys, front
@@ -82,16 +82,12 @@ def _sets(keys: tuple[str, ...], tokens: str) -> TokenSets | None:
 def _interned(
     keys: tuple[str, ...], norms: list[str], title: list[str], stem: list[str], summary: list[str]
 ) -> TokenSets:
-    """`sets_from_norms` over decoded words, each interned: a fleet's notes share most of
-    their key and title words, and JSON decodes every occurrence as a string of its own
-    (interning took a warm fleet of 10,000 notes from 245 to 233 MB)."""
-    intern = sys.intern
+    """`sets_from_norms` over decoded words, each shared (kb.io.store.sharedstrings): a
+    fleet's notes share most of their key and title words, and JSON decodes every
+    occurrence as a string of its own (sharing took a warm fleet of 10,000 notes from 245
+    to 233 MB)."""
     return sets_from_norms(
-        keys,
-        tuple(map(intern, norms)),
-        tuple(map(intern, title)),
-        tuple(map(intern, stem)),
-        tuple(map(intern, summary)),
+        keys, shared_all(norms), shared_all(title), shared_all(stem), shared_all(summary)
     )
 
 
@@ -116,7 +112,7 @@ def _decode(
         # interned as the token sets' words are (`_interned`): the notes of a fleet share
         # their keys, and a warm fleet of 10,000 notes held 219,923 decoded keys, 89,984 of
         # them distinct (14 MB of strings)
-        keys = tuple(map(sys.intern, keys))
+        keys = shared_all(keys)
         return keys, tuple((k, v) for k, v in front), bool(derived), bool(derivable)
     except (ValueError, TypeError):
         return None

@@ -8,10 +8,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kb.io.store import vocabulary
+from kb.io.store import sharedstrings, vocabulary
 from kb.io.store.schema import StoreError
 from kb.io.store.textreader import _stored_words
 from kb.io.store.vocabulary import VOCAB_VIEW_SQL, averages_of, structure_of
@@ -94,10 +93,10 @@ class WarmCopy:
                 held = int(conn.execute("SELECT COUNT(*) FROM chunk_counts").fetchone()[0])
                 if held != chunks:
                     return None  # chunks without stored counts: an older index
-                # interned: the bases of a fleet share most of their words, and each base held
+                # shared: the bases of a fleet share most of their words, and each base held
                 # its own copy of every one (13 of 258 MB of a warm fleet at 10,000 notes)
                 terms = [
-                    (sys.intern(str(t)), d)
+                    (sharedstrings.shared(str(t)), d)
                     for t, d in conn.execute("SELECT term, doc FROM temp.kb_vocab")
                 ]
                 pages = int(conn.execute("SELECT COUNT(*) FROM chunk_spans").fetchone()[0])
