@@ -565,7 +565,7 @@ def held_text(
     layout: tuple[tuple[str, ...], array[int], array[int]],
     columns: Columns,
     files: Iterable[FileFacts],
-    dense: bool = False,
+    dense: bool,
 ) -> WarmText:
     """A base's in-memory index from its postings (`columns`, built by `warm_text` or mapped
     from a postings file) and what the index itself says: `totals` (chunks, tokens, pages),
