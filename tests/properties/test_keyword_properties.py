@@ -69,6 +69,12 @@ def common_entries(draw: st.DrawFn) -> Entry:
     )
 
 
+# a layered index's entries, a question of its words, and any `top` up to past them all
+FLEETS = st.lists(common_entries(), min_size=LAYERED_MIN, max_size=2 * LAYERED_MIN)
+QUESTIONS = st.lists(st.sampled_from((*COMMON, RARE, "absent")), min_size=1, max_size=5)
+TOPS = st.integers(1, 3 * LAYERED_MIN)
+
+
 def _kept(hits: list[KeywordHit]) -> list[tuple[int, float, tuple[str, ...]]]:
     return [(id(h.entry), h.score, h.matched) for h in hits]
 
@@ -108,12 +114,7 @@ def _bounded(
 
 
 @LAYERED
-@given(
-    es=st.lists(common_entries(), min_size=LAYERED_MIN, max_size=2 * LAYERED_MIN),
-    question=st.lists(st.sampled_from((*COMMON, RARE, "absent")), min_size=1, max_size=5),
-    top=st.integers(1, 3 * LAYERED_MIN),
-    slice_size=st.integers(1, 8),
-)
+@given(es=FLEETS, question=QUESTIONS, top=TOPS, slice_size=st.integers(1, 8))
 def test_a_ranking_that_stops_early_keeps_what_scoring_every_entry_keeps(
     es: list[Entry], question: list[str], top: int, slice_size: int
 ) -> None:
@@ -144,12 +145,7 @@ def test_the_bounded_ranking_decodes_no_slice_that_cannot_reach_the_top() -> Non
 
 
 @LAYERED
-@given(
-    es=st.lists(common_entries(), min_size=LAYERED_MIN, max_size=2 * LAYERED_MIN),
-    question=st.lists(st.sampled_from((*COMMON, RARE, "absent")), min_size=2, max_size=5),
-    top=st.integers(1, 3 * LAYERED_MIN),
-    buckets=st.integers(1, 3),
-)
+@given(es=FLEETS, question=QUESTIONS, top=TOPS, buckets=st.integers(1, 3))
 def test_phrase_word_pairs_sharing_a_hash_change_no_ranking(
     es: list[Entry], question: list[str], top: int, buckets: int
 ) -> None:

@@ -19,6 +19,7 @@ from kb.io.store.postingsfile import postings_path
 from kb.io.store.warm import NO_NUMPY_ENV
 from kb.pure.answering.held import warmtext
 from kb.pure.answering.held.postingslayout import HEADER, Layout, binding, header_of, read_header
+from tests.unit.test_warm_text import _indexed_base
 
 np = pytest.importorskip("numpy")
 
@@ -40,14 +41,7 @@ def mapped_always(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _fleet(root: Path, notes: dict[str, str] = NOTES) -> Path:
-    base = root / "fleet" / "alpha"
-    base.mkdir(parents=True)
-    (base / "agent.txt").write_text("name = alpha\n")
-    for rel, text in notes.items():
-        (base / rel).parent.mkdir(parents=True, exist_ok=True)
-        (base / rel).write_text(text)
-    index_bases([str(root / "fleet")], True)
-    return base
+    return _indexed_base(root, notes)  # the base `alpha`, indexed with its private chunks
 
 
 def _file(base: Path) -> Path:
