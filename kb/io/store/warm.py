@@ -150,10 +150,12 @@ class WarmCopy:
                     )
                 )
                 warm = warm_text(stamp, rules, chunks, tokens, terms, stored, files, pages, dense)
-                if postings is not None and identity is not None:
-                    warm = _in_file(postings, identity, warm)
             finally:
                 conn.execute("COMMIT")
+            # written once the snapshot is let go: a base's file is tens of MB, flushed to
+            # disk, and the write-ahead log is not checkpointed past an open read
+            if postings is not None and identity is not None:
+                warm = _in_file(postings, identity, warm)
             return _shared(self._store.path, warm) if own else warm
         except (sqlite3.Error, ValueError, TypeError, IndexError, Unpackable):
             return None
