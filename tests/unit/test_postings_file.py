@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kb.io.answering.memory import Memory
+from kb.io.files.atomic import is_temp_name
 from kb.io.notes import indexowner
 from kb.io.notes.indexer import index_bases
 from kb.io.store import Store, postingsfile
@@ -298,3 +299,29 @@ def test_the_binding_changes_with_every_part_of_the_state() -> None:
     assert len({one, *others}) == 6
     # any SQLite rowid, a negative one too, and a word with any code point
     assert binding(b"stamp", ("caf\u00e9", "\U0001f600"), doc, array("q", [-(2**63), -1, 7]))
+
+
+def test_a_killed_writers_temp_file_is_swept_by_the_next_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer killed mid-write leaves its temp file in `.kb/` (tens of MB at 100,000
+    notes): it is named as kb's writers name theirs, and the next write sweeps it once it is
+    stale."""
+    base = _fleet(tmp_path)
+    kb_dir = base / ".kb"
+    names: list[str] = []
+    real_replace = os.replace
+
+    def killed(src: str, dst: object) -> None:
+        names.append(os.path.basename(src))
+        raise OSError(5, "killed here")
+
+    monkeypatch.setattr(os, "replace", killed)
+    assert not _mapped(_held(base))  # held on the heap (and not kept: the next read reads)
+    assert len(names) == 1 and is_temp_name(names[0])
+    monkeypatch.setattr(os, "replace", real_replace)
+    left = kb_dir / names[0]
+    left.write_bytes(b"\0" * 64)  # as a SIGKILL would have left it
+    os.utime(left, (0, 0))
+    assert _mapped(_held(base))
+    assert sorted(p.name for p in kb_dir.iterdir()) == ["index.db", "index.postings"]

@@ -16,10 +16,11 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-import threading
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kb.io.files.atomic import sweep_temps
 from kb.pure.answering.held.postingslayout import HEADER, ITEM, Layout, header_of, read_header
 from kb.pure.answering.held.warmtext import Columns
 
@@ -47,13 +48,14 @@ def write(path: Path, digest: bytes, warm: WarmText) -> bool:
     nothing left behind, when the disk refuses."""
     layout = Layout(len(warm.vocabulary), len(warm.post_chunk), len(warm.rowids))
     arrays = (warm.at, warm.lengths, warm.post_chunk, warm.post_counts, warm.post_weight)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    # a temp file kb's writers name alike (mkstemp: 0600, never an existing name), so one a
+    # killed writer left, tens of MB, is swept like theirs, here before the next is made
+    sweep_temps(path.parent)
     try:
-        fd = os.open(
-            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
-        )
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError:
         return False
+    tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(header_of(digest, layout))
