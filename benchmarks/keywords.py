@@ -52,7 +52,7 @@ def main() -> None:
         slow = [(h.entry, h.score, h.matched) for h in index.rank_naive(terms, args.top)]
         if fast != slow:
             raise SystemExit(f"the ranking differs from scoring every entry for {terms}")
-    counting = _Counting(index._entries, index._sets)  # the same entries
+    counting = _Counting.of(index.entries())  # the same entries
     scored, holders = [], []
     for terms in asked:
         counting.scored = 0

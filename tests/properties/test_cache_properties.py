@@ -232,3 +232,39 @@ def test_cached_token_sets_decode_to_what_tokenising_gives(entry: Entry) -> None
     )
     assert store.token_sets_of(header) == sets
     assert prepared_from(entry, sets) == prepare(entry)
+
+
+# Any text a note's fields can hold: a NUL (the packed text's separator) and a lone surrogate
+# (a file name read with surrogate escapes) included.
+_field = st.text(st.characters(codec=None, exclude_categories=()), max_size=12) | st.sampled_from(
+    ("", "\0", "a\0b", "\udcff", "ação\0")
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    stem=_field,
+    title=_field,
+    summary=_field,
+    keys=st.lists(_field, max_size=4),
+    derived=st.booleans(),
+)
+def test_a_prepared_entry_unpacks_to_the_entry_it_was_made_from(
+    stem: str, title: str, summary: str, keys: list[str], derived: bool
+) -> None:
+    """A held index keeps each entry packed (kb.pure.answering.entries.Prepared) and hands out
+    the entry unpacked again: equal to the one it was made from, whatever its fields hold,
+    every key at its place, and every word the scorer finds in the place it was in."""
+    entry = Entry("alpha", f"k/{stem}.md", stem, title, tuple(keys), summary, derived)
+    sets = token_sets(entry.stem, entry.title, entry.keywords, entry.summary)
+    prepared = prepared_from(entry, sets)
+    assert prepared.entry == entry
+    assert [prepared.key_at(k) for k in range(len(keys))] == keys
+    bag, _, title_words, stem_words, summary_words, _ = sets
+    for got, want in (
+        (prepared.bag, bag),
+        (prepared.title_tokens, title_words),
+        (prepared.stem_tokens, stem_words),
+        (prepared.summary_tokens, summary_words),
+    ):
+        assert set(got) == set(want)

@@ -27,8 +27,10 @@ def index_of(es: list[Entry]) -> KeywordIndex:
     return KeywordIndex.of(es)
 
 
-def by_identity(hits: list[KeywordHit]) -> dict[int, KeywordHit]:
-    return {id(h.entry): h for h in hits}
+def by_entry(hits: list[KeywordHit]) -> dict[Entry, KeywordHit]:
+    """Hits by their entry: a hit carries the entry unpacked again, equal but not the same
+    object (kb.pure.answering.entries.Prepared), and equal entries score alike."""
+    return {h.entry: h for h in hits}
 
 
 # -- text that looks like markdown, and text that does not -----------------------------------
@@ -178,8 +180,8 @@ def test_alias_expansion_never_lowers_a_score_nor_drops_a_result(
     assert expanded[: len(terms)] == terms
     assert set(expanded[len(terms) :]).isdisjoint(terms)
     index = index_of(es)
-    plain = by_identity(index.rank(terms, BIG_TOP))
-    more = by_identity(index.rank(expanded, BIG_TOP))
+    plain = by_entry(index.rank(terms, BIG_TOP))
+    more = by_entry(index.rank(expanded, BIG_TOP))
     assert plain.keys() <= more.keys()
     for key, hit in plain.items():
         assert more[key].score >= hit.score
@@ -222,7 +224,7 @@ def test_a_unique_key_ranks_its_note_first(
     assert set(terms) == {word}
     hits = index_of(es).rank(terms, BIG_TOP)
     assert hits, terms
-    assert hits[0].entry is target
+    assert hits[0].entry == target
     assert word in hits[0].matched
 
 
@@ -234,8 +236,8 @@ def test_indexed_ranking_equals_naive_ranking(es: list[Entry], q: str, top: int)
     terms = normalise(q)
     fast = index.rank(terms, top)
     slow = index.rank_naive(terms, top)
-    assert [(id(h.entry), h.score, h.matched) for h in fast] == [
-        (id(h.entry), h.score, h.matched) for h in slow
+    assert [(h.entry, h.score, h.matched) for h in fast] == [
+        (h.entry, h.score, h.matched) for h in slow
     ]
 
 

@@ -5,13 +5,14 @@ question waited 12-13 s for the build, which held the Memory's lock throughout."
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
 from kb.io.answering import keywordwarm
 from kb.io.answering.memory import Memory
+from kb.pure.answering.entries import Prepared
 
 QUESTIONS = ("backup restore", "arroz feijao", "zorbly quaxing")
 
@@ -21,10 +22,10 @@ def _held_build(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threa
     building, release = threading.Event(), threading.Event()
     real = keywordwarm.built
 
-    def slow(keyed: keywordwarm.Keyed, stopped: Callable[[], bool]) -> object:
+    def slow(prepared: Sequence[Prepared], stopped: Callable[[], bool]) -> object:
         building.set()
         assert release.wait(30)
-        return real(keyed, stopped)
+        return real(prepared, stopped)
 
     monkeypatch.setattr(keywordwarm, "built", slow)
     return building, release
@@ -62,9 +63,9 @@ def test_a_memory_let_go_during_the_build_installs_nothing(
     memory = Memory.open([str(example_fleet / "fleet")])
     real = keywordwarm.built
 
-    def let_go_meanwhile(keyed: keywordwarm.Keyed, stopped: Callable[[], bool]) -> object:
+    def let_go_meanwhile(prepared: Sequence[Prepared], stopped: Callable[[], bool]) -> object:
         memory.release()
-        return real(keyed, lambda: False)  # built whole: the install must still refuse it
+        return real(prepared, lambda: False)  # built whole: the install must still refuse it
 
     monkeypatch.setattr(keywordwarm, "built", let_go_meanwhile)
     memory.warm(wait=True)
@@ -108,13 +109,14 @@ def test_a_fleet_reopened_mid_read_waits_at_least_as_long_as_that_read_had_run(
 def test_the_build_stops_at_the_first_checkpoint_that_says_so(
     example_fleet: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each step (token sets, the index, the prepared entries, the suggestion index) looks at
-    `stopped` every STOP_CHECK_EVERY entries: a Memory let go stops building at once."""
+    """Each step (the index, the prepared entries, the layered words, the suggestion index)
+    looks at `stopped` every STOP_CHECK_EVERY entries: a Memory let go stops building at
+    once."""
     import kb.pure.answering.keyword as keyword
 
     monkeypatch.setattr(keyword, "STOP_CHECK_EVERY", 1)
     with Memory.open([str(example_fleet / "fleet")]) as memory:
-        keyed = memory._keyed
+        keyed = [keywordwarm.prepared_of(e.base, h) for e, h in memory._keyed]
     looks: list[int] = []
 
     def counted() -> bool:
@@ -124,8 +126,8 @@ def test_the_build_stops_at_the_first_checkpoint_that_says_so(
     index, suggester = keywordwarm.built(keyed, counted)
     assert index is not None and suggester is not None
     n, total = len(keyed), len(looks)
-    # the first look of each step: token sets, the index, the prepared entries; the last look
-    # (the suggestion index's last key)
+    # the first look of each step: the index, the prepared entries, the layered words; the
+    # last look (the suggestion index's last key)
     for asks in (1, n + 1, 2 * n + 1, total):
         calls: list[int] = []
 
@@ -136,3 +138,20 @@ def test_the_build_stops_at_the_first_checkpoint_that_says_so(
         assert keywordwarm.built(keyed, stopped) == (None, None), asks
         # not one entry further (prepare_all returns, and `built` asks once more)
         assert asks <= len(calls) <= asks + 1
+
+
+def test_a_held_fleet_keeps_its_entries_packed_and_no_second_copy(example_fleet: Path) -> None:
+    """Held, every entry is in the keyword index packed (kb.pure.answering.entries.Prepared):
+    the decoded headers, the entries and their token sets, and the cold path's prepared
+    entries are let go (they doubled a held fleet's keyword memory), and the entries it hands
+    out are the ones a cold open decodes."""
+    with Memory.open([str(example_fleet / "fleet")]) as cold:
+        entries = cold.entries
+        cold.ask("backup restore")  # the cold path prepares what it scores
+        assert cold._prepared
+        cold.warm(wait=True)
+        assert cold.is_warm
+        assert "_keyed" not in cold.__dict__ and not cold._prepared
+        index = cold.keywords
+        assert index._entries is None and index._sets is None and None not in index._prepared
+        assert cold.entries == entries

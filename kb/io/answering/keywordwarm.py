@@ -17,7 +17,7 @@ from typing import Any
 
 from kb.io.answering import foreground
 from kb.io.answering.opened import HEADERS_AT_ONCE, OpenBase, entry_of
-from kb.io.store import FileHeader, token_sets_of
+from kb.io.store import FileHeader, sharedstrings, token_sets_of
 from kb.pure.answering.entries import Entry, Prepared, TokenSets, prepared_from, token_sets
 from kb.pure.answering.keyword import KeywordIndex, Stopped, looking
 from kb.pure.answering.suggest import SuggestIndex
@@ -44,12 +44,13 @@ def _words(e: Entry) -> tuple[str, str, tuple[str, ...], str]:
     return e.stem, e.title, e.keywords, e.summary
 
 
-def keyed_in_slices(
+def prepared_in_slices(
     bases: Sequence[OpenBase], lock: AbstractContextManager[Any], stopped: Callable[[], bool]
-) -> Keyed | None:
-    """Every entry in scope with its header, in fleet order, decoded HEADERS_AT_ONCE at a
-    time under `lock`; None when `stopped` says the Memory was let go meanwhile."""
-    out: Keyed = []
+) -> list[Prepared] | None:
+    """Every entry in scope prepared, in fleet order, its headers decoded HEADERS_AT_ONCE at
+    a time under `lock` and let go before the next slice (so the next slice's reuse their
+    memory); None when `stopped` says the Memory was let go meanwhile."""
+    out: list[Prepared] = []
     for b in bases:
         headers = b.each_header()
         while True:
@@ -60,15 +61,31 @@ def keyed_in_slices(
                 part = list(islice(headers, HEADERS_AT_ONCE))
             if not part:
                 break
-            out.extend((entry_of(b.snapshot.name, h), h) for h in part if h.bucket == "entry")
+            out += (prepared_of(b.snapshot.name, h) for h in part if h.bucket == "entry")
     return out
 
 
-def built(
-    keyed: Keyed, stopped: Callable[[], bool]
+def held_index(
+    keyed: Keyed | None,
+    bases: Sequence[OpenBase],
+    lock: AbstractContextManager[Any],
+    stopped: Callable[[], bool],
 ) -> tuple[KeywordIndex, SuggestIndex] | tuple[None, None]:
-    """The index over `keyed` with every entry prepared, and its suggestion index; nothing
-    when `stopped` says the Memory was let go meanwhile (a re-open replaced it)."""
+    """The index a warm Memory installs, with its suggestion index: from the entries it
+    decoded already (`keyed`), else from its bases' headers a slice at a time; nothing
+    when `stopped` says the Memory was let go meanwhile."""
+    if keyed:
+        prepared: list[Prepared] | None = [prepared_of(e.base, h) for e, h in keyed]
+    else:
+        prepared = prepared_in_slices(bases, lock, stopped)
+    return (None, None) if prepared is None else built(prepared, stopped)
+
+
+def built(
+    prepared: Sequence[Prepared], stopped: Callable[[], bool]
+) -> tuple[KeywordIndex, SuggestIndex] | tuple[None, None]:
+    """The index over every entry prepared, and its suggestion index; nothing when `stopped`
+    says the Memory was let go meanwhile (a re-open replaced it)."""
 
     def waited_or_stopped() -> bool:
         foreground.wait_idle()
@@ -79,10 +96,14 @@ def built(
     # (building the index from the decoded headers ran on for seconds at 100,000 notes,
     # and slowed the first questions after a change to about 1 s).
     try:
-        index = index_of(keyed, waited_or_stopped)
+        index = KeywordIndex.of_prepared(prepared, waited_or_stopped)
         index.prepare_all(waited_or_stopped)
         if stopped():
             return None, None
-        return index, SuggestIndex(looking(index.key_norms(), waited_or_stopped))
+        # the keys as the headers' decoding shared them (kb.io.store.sharedstrings), not the
+        # copies unpacked here: those die at once, and the shared ones would die with the
+        # pool, leaving holes all over the heap (53 MB of keys at 100,000 notes)
+        keys = ((sharedstrings.shared(k), n) for k, n in index.key_norms())
+        return index, SuggestIndex(looking(keys, waited_or_stopped))
     except Stopped:
         return None, None

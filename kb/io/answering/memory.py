@@ -158,11 +158,13 @@ class Memory:
         # the last warm read's seconds: a re-opened fleet waits as long (kb.io.answering.live)
         self.warm_seconds = self._warm_started = 0.0
 
-    @serialised_cache
+    @property
     def entries(self) -> tuple[Entry, ...]:
         """Every entry in scope, in fleet order; decodes every header (listing, checking,
-        evaluating need them; a question does not)."""
-        return tuple(entry for entry, _ in self._keyed)
+        evaluating need them; a question does not), or unpacks a held index's, kept by none."""
+        with self._lock:
+            warm = self._keywords_warm
+            return self.keywords.entries() if warm else tuple(e for e, _ in self._keyed)
 
     @serialised_cache
     def _keyed(self) -> list[tuple[Entry, FileHeader]]:
@@ -223,12 +225,9 @@ class Memory:
     ) -> Memory:
         """Open every path (a base, or a fleet root expanded into its bases); a `str` or a
         `Path` is one path. `warm`: start holding it in memory in the background, for a
-        caller that will ask many questions (`Memory.warm`).
-
-        `extra_aliases` are `(alias, canonical)` pairs held in memory only, after every
-        base's own pairs: `kb misses --apply` measures a candidate alias line this way, so
-        nothing is written to any kb-aliases.txt while it is judged.
-        """
+        caller that will ask many questions (`Memory.warm`). `extra_aliases` are `(alias,
+        canonical)` pairs held in memory only, after every base's own pairs: `kb misses
+        --apply` measures a candidate alias line this way, writing no kb-aliases.txt."""
         if isinstance(paths, str | os.PathLike):
             opened = [os.fspath(paths)]
         else:
@@ -424,13 +423,13 @@ class Memory:
                 return
             keyed = self.__dict__.get("_keyed")
         stopped = lambda: self._released  # noqa: E731
-        keyed = keyed or keywordwarm.keyed_in_slices(self.bases, self._lock, stopped)
-        index, suggester = keywordwarm.built(keyed, stopped) if keyed is not None else (None, None)
+        index, suggester = keywordwarm.held_index(keyed, self.bases, self._lock, stopped)
         with self._lock:
             if index is not None and not self._released and not self._keywords_warm:
-                # the entries without their headers: the decoded header rows were a third of
-                # the keyword index's memory (42 of 130 MB at 10,000 notes)
-                self.__dict__.setdefault("entries", tuple(e for e, _ in keyed or ()))
+                # the index holds every entry packed: decoded headers, entries and the cold
+                # path's prepared entries would be a second copy (at 100,000 notes, 180 MB)
+                self.__dict__.pop("_keyed", None)
+                self._prepared.clear()
                 if self.__dict__.setdefault("keywords", index) is not index:  # built meanwhile
                     index, suggester = self.keywords, SuggestIndex(self.keywords.key_norms())
                     index.prepare_all()

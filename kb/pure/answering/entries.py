@@ -45,27 +45,82 @@ class Entry:
     derived: bool = False
 
 
+# Where a word of an entry is, as bits of `Prepared.flags`: in its keyword bag, its title,
+# its file name, its purpose line.
+IN_BAG, IN_TITLE, IN_STEM, IN_SUMMARY = 1, 2, 4, 8
+# A field of an entry's packed text never holds this: the text is split back at it.
+_FIELD_END = "\0"
+# Lone surrogates (a file name read with surrogate escapes) pack and unpack unchanged.
+_ERRORS = "surrogatepass"
+
+
 @frozen
 class Prepared:
-    """An entry with every token set the scorer compares. The sets are the entry's
-    `TokenSets` tuples themselves, each word once: the scorer only asks whether a word is
-    in one of a handful, and frozensets copied from them were 23 of the 189 MB a warm
-    fleet of 10,000 notes held (every entry is prepared there)."""
+    """An entry as the keyword scorer holds it: every word it can be found by, once, with
+    where each is (`flags`), and its own text packed into one bytes object, unpacked into an
+    `Entry` only for a hit. A warm fleet holds one of these per entry: as an `Entry` with six
+    tuples of token sets it took about 2 KB an entry, 183 of 465 MB a held fleet of 100,000
+    notes held, most of it the headers of strings and tuples rather than their text."""
 
-    entry: Entry
-    bag: tuple[str, ...]
+    base: str
+    rel: str
+    derived: bool
+    # every word of the keyword bag, title, file name and purpose, once, bag words first
+    words: tuple[str, ...]
+    flags: bytes  # per word of `words`, its IN_* bits
     # the several-word keys, by their place among the entry's keys and `norms`: a key as
-    # written is `entry.keywords[k]`, normalised `norms[k]` (a pair object a phrase was 42
-    # of 465 MB a warm fleet of 100,000 notes held; a place is a cached small int)
+    # written is `key_at(k)`, normalised `norms[k]` (a pair object a phrase was 42 of 465 MB
+    # a warm fleet of 100,000 notes held; a place is a cached small int)
     phrases: tuple[int, ...]
-    title_tokens: tuple[str, ...]
-    stem_tokens: tuple[str, ...]
-    summary_tokens: tuple[str, ...]
-    norms: tuple[str, ...] = ()  # every key's normalised words joined by spaces, in key order
+    norms: tuple[str, ...]  # every key's normalised words joined by spaces, in key order
+    # file name, title, purpose and keys as written, UTF-8 with a NUL after each but the
+    # last; the `Entry` itself when one of them holds a NUL
+    text: bytes | Entry
+
+    @property
+    def entry(self) -> Entry:
+        """The entry this was prepared from, equal to it (built again on each call)."""
+        if isinstance(self.text, Entry):
+            return self.text
+        stem, title, summary, *keys = self.text.decode("utf-8", _ERRORS).split(_FIELD_END)
+        return Entry(self.base, self.rel, stem, title, tuple(keys), summary, self.derived)
+
+    def keys(self) -> tuple[str, ...]:
+        """The entry's keys as written."""
+        if isinstance(self.text, Entry):
+            return self.text.keywords
+        return tuple(self.text.decode("utf-8", _ERRORS).split(_FIELD_END)[3:])
+
+    def key_at(self, k: int) -> str:
+        """The entry's `k`-th key as written."""
+        return self.keys()[k]
+
+    def where(self, word: str) -> int:
+        """The IN_* bits of `word` in this entry; 0 when it has no such word."""
+        return self.flags[self.words.index(word)] if word in self.words else 0
+
+    def _having(self, bit: int) -> tuple[str, ...]:
+        return tuple(w for w, f in zip(self.words, self.flags, strict=True) if f & bit)
+
+    @property
+    def bag(self) -> tuple[str, ...]:
+        return self._having(IN_BAG)
+
+    @property
+    def title_tokens(self) -> tuple[str, ...]:
+        return self._having(IN_TITLE)
+
+    @property
+    def stem_tokens(self) -> tuple[str, ...]:
+        return self._having(IN_STEM)
+
+    @property
+    def summary_tokens(self) -> tuple[str, ...]:
+        return self._having(IN_SUMMARY)
 
     @property
     def vocabulary(self) -> frozenset[str]:
-        return frozenset((*self.bag, *self.title_tokens, *self.stem_tokens, *self.summary_tokens))
+        return frozenset(self.words)
 
 
 @frozen
@@ -173,9 +228,24 @@ def sets_from_norms(
 
 def prepared_from(entry: Entry, sets: TokenSets) -> Prepared:
     """An entry with token sets computed earlier (by `token_sets`, possibly in another
-    process and read back from the header cache)."""
+    process and read back from the header cache), in the form the scorer holds."""
     bag, phrases, title, stem, summary, norms = sets
-    return Prepared(entry, bag, phrases, title, stem, summary, norms)
+    where: dict[str, int] = {}
+    for bit, words in ((IN_BAG, bag), (IN_TITLE, title), (IN_STEM, stem), (IN_SUMMARY, summary)):
+        for word in words:
+            where[word] = where.get(word, 0) | bit
+    fields = (entry.stem, entry.title, entry.summary, *entry.keywords)
+    packed = None if any(_FIELD_END in f for f in fields) else _FIELD_END.join(fields)
+    return Prepared(
+        entry.base,
+        entry.rel,
+        entry.derived,
+        tuple(where),
+        bytes(where.values()),
+        phrases,
+        norms,
+        entry if packed is None else packed.encode("utf-8", _ERRORS),
+    )
 
 
 def prepare(entry: Entry) -> Prepared:

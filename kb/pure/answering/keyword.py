@@ -30,7 +30,17 @@ from typing import TypeVar
 
 from attrs import frozen
 
-from kb.pure.answering.entries import Entry, Prepared, TokenSets, prepared_from, token_sets
+from kb.pure.answering.entries import (
+    IN_BAG,
+    IN_STEM,
+    IN_SUMMARY,
+    IN_TITLE,
+    Entry,
+    Prepared,
+    TokenSets,
+    prepared_from,
+    token_sets,
+)
 
 W_KEYWORD = 6.0
 W_PHRASE = 10.0
@@ -68,17 +78,17 @@ def idf_of(total: int, df: int) -> float:
     return math.log(1.0 + total / (1.0 + df))
 
 
-def word_weight(word: str, sets: TokenSets, derived: bool) -> float:
+def word_weight(word: str, prepared: Prepared) -> float:
     """What `word` adds to one entry's score before idf, as `score_entry` adds it."""
-    bag, _, title, stem, summary, _ = sets
+    where = prepared.where(word)
     weight = 0.0
-    if word in bag:
-        weight += (DERIVED_FACTOR if derived else 1.0) * W_KEYWORD
-    if word in title:
+    if where & IN_BAG:
+        weight += (DERIVED_FACTOR if prepared.derived else 1.0) * W_KEYWORD
+    if where & IN_TITLE:
         weight += W_TITLE
-    if word in stem:
+    if where & IN_STEM:
         weight += W_STEM
-    if word in summary:
+    if where & IN_SUMMARY:
         weight += W_SUMMARY
     return weight
 
@@ -95,29 +105,29 @@ def score_entry(
     found by a phrase), so they are not compared."""
     score = 0.0
     matched: list[str] = []
-    factor = DERIVED_FACTOR if prepared.entry.derived else 1.0
+    factor = DERIVED_FACTOR if prepared.derived else 1.0
     for k in prepared.phrases if phrasal else ():
         norm = prepared.norms[k]
         if norm in query_norm:
             parts = norm.split()
             score += factor * W_PHRASE * (sum(idf(w) for w in parts) / len(parts))
-            matched.append(prepared.entry.keywords[k])
+            matched.append(prepared.key_at(k))
+    words, flags = prepared.words, prepared.flags
     for term in terms:
+        if term not in words:
+            continue
         w = idf(term)
-        hit = False
-        if term in prepared.bag:
+        where = flags[words.index(term)]
+        # added one place at a time, in this order, so the sum is the same float it was
+        if where & IN_BAG:
             score += factor * W_KEYWORD * w
-            hit = True
-        if term in prepared.title_tokens:
+        if where & IN_TITLE:
             score += W_TITLE * w
-            hit = True
-        if term in prepared.stem_tokens:
+        if where & IN_STEM:
             score += W_STEM * w
-            hit = True
-        if term in prepared.summary_tokens:
+        if where & IN_SUMMARY:
             score += W_SUMMARY * w
-            hit = True
-        if hit and term not in matched:
+        if where and term not in matched:
             matched.append(term)
     return score, tuple(matched)
 
@@ -185,10 +195,36 @@ class KeywordIndex:
         10,000 notes building all of them was 0.5 s of a 1 s open. `stopped` is asked every
         `STOP_CHECK_EVERY` entries (building takes seconds at 100,000 notes); raises
         `Stopped` when it says so."""
-        self._entries: tuple[Entry, ...] = tuple(entries)
-        self._sets: tuple[TokenSets, ...] = tuple(sets)
-        self._prepared: dict[int, Prepared] = {}
+        # the entries and their token sets until every entry is prepared (`prepare_all`),
+        # which holds them packed instead (`Prepared`): about half the memory
+        self._entries: tuple[Entry, ...] | None = tuple(entries)
+        self._sets: tuple[TokenSets, ...] | None = tuple(sets)
         self.total = len(self._entries)
+        self._prepared: list[Prepared | None] = [None] * self.total
+        self._index(
+            ({*bag, *title, *stem, *summary}, [norms[k] for k in phrases])
+            for bag, phrases, title, stem, summary, norms in looking(self._sets, stopped)
+        )
+
+    @classmethod
+    def of_prepared(
+        cls, prepared: Sequence[Prepared], stopped: Callable[[], bool] | None = None
+    ) -> KeywordIndex:
+        """An index over entries prepared already, every one (a warm Memory builds them from
+        its headers a slice at a time: the headers, entries and token sets of every entry
+        held at once, then let go, left most of a warm fleet's heap in holes)."""
+        index = cls.__new__(cls)
+        index._entries = index._sets = None
+        index._prepared = list(prepared)
+        index.total = len(index._prepared)
+        index._index((p.words, [p.norms[k] for k in p.phrases]) for p in looking(prepared, stopped))
+        return index
+
+    def _index(self, entries: Iterable[tuple[Iterable[str], list[str]]]) -> None:
+        """The postings and phrase pairs from each entry's vocabulary (bag, title, stem,
+        purpose words) and several-word keys' norms, in entry order. One entry at a time:
+        what a build keeps alive until its end is left as holes among what it keeps (every
+        phrase's pair at once left 75 MB of them at 100,000 notes)."""
         postings: dict[str, list[int]] = {}
         # Each phrase's first two words, as the hash of the pair, with the entry holding it:
         # a dict of word pairs to lists of entries was the largest thing a warm fleet held
@@ -198,22 +234,19 @@ class KeywordIndex:
         pair_hash = array("q")
         pair_entry = array("i")
         firsts: set[str] = set()
-        for i, (bag, phrases, title, stem, summary, norms) in enumerate(
-            looking(self._sets, stopped)
-        ):
+        for i, (vocabulary, phrases) in enumerate(entries):
             # Each entry appears once in a word's postings, so the postings' length is the
-            # word's document frequency (the vocabulary: bag, title, stem, purpose words).
-            for word in {*bag, *title, *stem, *summary}:
+            # word's document frequency.
+            for word in vocabulary:
                 found = postings.get(word)
                 if found is None:
                     postings[word] = [i]
                 else:
                     found.append(i)
-            if phrases:
-                for first, second, *_ in {tuple(norms[k].split(" ", 2)) for k in phrases}:
-                    pair_hash.append(hash((first, second)))
-                    pair_entry.append(i)
-                    firsts.add(first)
+            for first, second, *_ in {tuple(norm.split(" ", 2)) for norm in phrases}:
+                pair_hash.append(hash((first, second)))
+                pair_entry.append(i)
+                firsts.add(first)
         self._postings = postings
         # word -> where each weight's run ends in its postings, once `_layers_of` has put a
         # common word's postings in weight order: on a question's first use of the word, or
@@ -232,20 +265,40 @@ class KeywordIndex:
         """An index over entries whose token sets are not cached anywhere: tokenised here."""
         return cls(entries, [token_sets(e.stem, e.title, e.keywords, e.summary) for e in entries])
 
-    def key_norms(self) -> list[tuple[str, str]]:
-        """Every entry's (key, normalised key) pairs, in entry and key order."""
-        return [
-            pair
-            for entry, sets in zip(self._entries, self._sets, strict=True)
-            for pair in zip(entry.keywords, sets[5], strict=True)
-        ]
+    def key_norms(self) -> Iterator[tuple[str, str]]:
+        """Every entry's (key, normalised key) pairs, in entry and key order, unpacked one
+        entry at a time (all at once, they were 250 MB at 100,000 notes, and what was kept of
+        them was left among the holes the rest made: a warm fleet's heap half empty)."""
+        for i in range(self.total):
+            entries, sets = self._entries, self._sets
+            if entries is not None and sets is not None:
+                yield from zip(entries[i].keywords, sets[i][5], strict=True)
+            else:
+                p = self._held(i)
+                yield from zip(p.keys(), p.norms, strict=True)
 
     def prepared_at(self, i: int) -> Prepared:
         """Entry `i` with its token sets as the scorer compares them, built once."""
-        found = self._prepared.get(i)
+        return self._held(i)
+
+    def _held(self, i: int) -> Prepared:
+        """`prepared_at`, for the index's own reads (layering a word) rather than a score."""
+        # read before the memo: `prepare_all` lets them go only once every entry is in it
+        entries, sets = self._entries, self._sets
+        found = self._prepared[i]
         if found is None:
-            found = self._prepared[i] = prepared_from(self._entries[i], self._sets[i])
+            assert entries is not None and sets is not None
+            found = self._prepared[i] = prepared_from(entries[i], sets[i])
         return found
+
+    def entry_at(self, i: int) -> Entry:
+        """Entry `i` (unpacked again once every entry is prepared)."""
+        entries = self._entries
+        return entries[i] if entries is not None else self._held(i).entry
+
+    def entries(self) -> tuple[Entry, ...]:
+        """Every entry, in order."""
+        return tuple(self.entry_at(i) for i in range(self.total))
 
     def prepare_all(self, stopped: Callable[[], bool] | None = None) -> None:
         """Every entry prepared now, and every common word's postings layered (a Memory held
@@ -255,6 +308,9 @@ class KeywordIndex:
         try:
             for i in looking(range(self.total), stopped):
                 self.prepared_at(i)
+            # every entry is held packed now: the entries and token sets go (the caller
+            # holds no other reference to them once the index is built)
+            self._entries = self._sets = None
             for word in looking(list(self._postings), stopped):
                 self._layers_of(word)
         except Stopped:
@@ -323,9 +379,7 @@ class KeywordIndex:
         and return where each weight's run ends. The list is replaced, never changed in
         place, and before its runs are remembered: a thread that finds the runs finds the
         list they index, and two threads layering one word put the same list in place."""
-        weighed = sorted(
-            (-word_weight(word, self._sets[i], self._entries[i].derived), i) for i in ids
-        )
+        weighed = sorted((-word_weight(word, self._held(i)), i) for i in ids)
         self._postings[word] = [i for _, i in weighed]
         runs: list[tuple[float, int]] = []
         for end, (negative, _) in enumerate(weighed, 1):
@@ -357,7 +411,7 @@ class KeywordIndex:
             p = self.prepared_at(i)
             value, matched = score_entry(p, terms, query_norm, idf, phrasal)
             if value > 0:
-                hits.append((-value, p.entry.rel, i, p, matched))
+                hits.append((-value, p.rel, i, p, matched))
                 if len(best) < top:
                     heappush(best, value)
                 elif value > best[0]:
@@ -437,7 +491,7 @@ def _scored(
     phrasal: bool,
 ) -> _Scored:
     score, matched = score_entry(prepared, terms, query_norm, idf, phrasal)
-    return (-score, prepared.entry.rel, order, prepared, matched)
+    return (-score, prepared.rel, order, prepared, matched)
 
 
 def _kept(hits: list[_Scored], top: int) -> list[KeywordHit]:
