@@ -254,13 +254,16 @@ def test_a_prepared_entry_unpacks_to_the_entry_it_was_made_from(
 ) -> None:
     """A held index keeps each entry packed (kb.pure.answering.entries.Prepared) and hands out
     the entry unpacked again: equal to the one it was made from, whatever its fields hold,
-    every key at its place, and every word the scorer finds in the place it was in."""
+    every key and its norm at its place, and every word the scorer finds in the place it was
+    in."""
     entry = Entry("alpha", f"k/{stem}.md", stem, title, tuple(keys), summary, derived)
     sets = token_sets(entry.stem, entry.title, entry.keywords, entry.summary)
     prepared = prepared_from(entry, sets)
     assert prepared.entry == entry
     assert [prepared.key_at(k) for k in range(len(keys))] == keys
-    bag, _, title_words, stem_words, summary_words, _ = sets
+    bag, phrases, title_words, stem_words, summary_words, norms = sets
+    assert prepared.norms == norms
+    assert prepared.phrase_norms() == [norms[k] for k in phrases]
     for got, want in (
         (prepared.bag, bag),
         (prepared.title_tokens, title_words),

@@ -4,6 +4,7 @@ use, never the judge of what is private, and answering exactly as postings on th
 
 from __future__ import annotations
 
+import mmap
 import os
 import stat
 from array import array
@@ -325,3 +326,45 @@ def test_a_killed_writers_temp_file_is_swept_by_the_next_write(
     os.utime(left, (0, 0))
     assert _mapped(_held(base))
     assert sorted(p.name for p in kb_dir.iterdir()) == ["index.db", "index.postings"]
+
+
+def _resident_kib(path: Path) -> int:
+    """The resident KiB of this process's mappings of `path` (/proc/self/smaps)."""
+    total, inside = 0, False
+    target = str(path)
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()
+        if head and "-" in head[0] and len(head) >= 5:  # a mapping's first line
+            inside = len(head) >= 6 and head[5] == target
+        elif inside and line.startswith("Rss:"):
+            total += int(head[1])
+    return total
+
+
+def test_pages_given_back_leave_the_process_and_the_answers_unchanged(tmp_path: Path) -> None:
+    """A resident kb gives its mapped postings pages back to the page cache past a budget
+    (kb.shell.daemon.FILE_PAGES_KEPT): its resident set drops by them, and a question reads
+    them again as before."""
+    base = _fleet(tmp_path)
+    first = _answers(tmp_path / "fleet")
+    with Memory.open([str(tmp_path / "fleet")]) as memory:
+        assert memory.warm(wait=True) == 1
+        assert _held_file(memory)[:]  # every page read
+        path = _file(base).resolve()
+        assert _resident_kib(path) > 0
+        assert postingsfile.give_back_pages() >= 1
+        assert _resident_kib(path) == 0
+        assert [[(f.path, f.score, f.why) for f in memory.ask(q).found] for q in QUESTIONS] == (
+            first
+        )
+        assert _resident_kib(path) > 0  # read again
+    assert (postingsfile.resident_file_bytes() or 0) > 0
+
+
+def _held_file(memory: Memory) -> mmap.mmap:
+    """The held base's mapped postings file (what its word starts are a view of)."""
+    warm = memory._stores[0].warm
+    assert warm is not None and _mapped(warm)
+    view = warm.at
+    assert isinstance(view, memoryview) and isinstance(view.obj, mmap.mmap)
+    return view.obj

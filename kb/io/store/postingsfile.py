@@ -17,6 +17,7 @@ import contextlib
 import mmap
 import os
 import tempfile
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,9 @@ MAPPED_MIN_POSTINGS = 1 << 20
 SUFFIX = ".postings"
 # Postings checked at a time: bounds the temporary arrays the checks make (tens of MB).
 CHECK_BATCH = 1 << 22
+
+# Every postings file mapped now, held weakly: a mapping lives as long as its base's views.
+_mapped: weakref.WeakSet[mmap.mmap] = weakref.WeakSet()
 
 
 def postings_path(index: Path) -> Path:
@@ -123,6 +127,7 @@ def mapped(path: Path, digest: bytes, words: int, chunks: int, checked: bool) ->
         return None
     finally:
         os.close(fd)
+    _mapped.add(whole)
     view = memoryview(whole)
     at, lengths, chunk, counts, weight = (view[s.offset : s.end] for s in layout.sections)
     # the typecodes are postingslayout.ITEM's, spelled out for the type checker
@@ -141,6 +146,29 @@ def mapped(path: Path, digest: bytes, words: int, chunks: int, checked: bool) ->
         with contextlib.suppress(AttributeError, OSError):
             whole.madvise(mmap.MADV_DONTNEED)
     return out
+
+
+def resident_file_bytes() -> int | None:
+    """The process's resident pages that are file pages or shared memory (`/proc/self/statm`'s
+    third field): the mapped postings a question read, beside the interpreter's own files.
+    None where the system has no such file."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[2]) * mmap.PAGESIZE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def give_back_pages() -> int:
+    """Unmap every page of every mapped postings file from this process: the page cache keeps
+    them (shared, and the first memory the system takes back), and a question that reads
+    one again maps it again (a minor fault, no disk). How many files were given back."""
+    given = 0
+    for whole in list(_mapped):
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            whole.madvise(mmap.MADV_DONTNEED)
+            given += 1
+    return given
 
 
 def _sound(columns: Columns, layout: Layout) -> bool:

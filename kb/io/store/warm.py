@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 ROWIDS_SQL = "SELECT rowid FROM chunk_counts ORDER BY rowid"
 # How many chunks `WarmCopy.read` takes into the postings between two calls of its `pause`.
 PAUSE_EVERY = 1024
+# The page cache a held base's connection keeps, in KiB: it reads only passages and their
+# details from SQLite (the system's page cache holds the file too). At SQLite's default,
+# 2 MB a connection, a resident kb's heap grew by 22 MB over 200 questions at 100,000 notes
+# (eleven bases); at 256 KiB, by 5 MB.
+HELD_CACHE_KIB = 256
 _T = TypeVar("_T")
 # `KB_NO_NUMPY=1`: a held base ranks in Python even where numpy is installed (tests compare
 # the two rankings; a user can rule numpy out).
@@ -177,6 +182,7 @@ class WarmCopy:
                 return False
             self._held = warm
             self._seen = (self._data_version(), self._store.conn.total_changes)
+            self._store.conn.execute(f"PRAGMA cache_size = -{HELD_CACHE_KIB}")
         except sqlite3.Error:
             return False
         return True

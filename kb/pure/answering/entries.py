@@ -72,24 +72,41 @@ class Prepared:
     # written is `key_at(k)`, normalised `norms[k]` (a pair object a phrase was 42 of 465 MB
     # a warm fleet of 100,000 notes held; a place is a cached small int)
     phrases: tuple[int, ...]
-    norms: tuple[str, ...]  # every key's normalised words joined by spaces, in key order
-    # file name, title, purpose and keys as written, UTF-8 with a NUL after each but the
-    # last; the `Entry` itself when one of them holds a NUL
-    text: bytes | Entry
+    # file name, title, purpose, the keys as written and every key's normalised words
+    # joined by spaces (in key order), UTF-8 with a NUL after each but the last; the entry
+    # and the norms themselves when one of them holds a NUL. Only a hit, and an entry whose
+    # phrase may be in the question, unpacks it.
+    text: bytes | tuple[Entry, tuple[str, ...]]
+
+    def unpacked(self) -> tuple[Entry, tuple[str, ...]]:
+        """The entry and its keys' norms, unpacked together (built again on each call)."""
+        if not isinstance(self.text, bytes):
+            return self.text
+        stem, title, summary, *both = self.text.decode("utf-8", _ERRORS).split(_FIELD_END)
+        keys = len(both) // 2
+        entry = Entry(self.base, self.rel, stem, title, tuple(both[:keys]), summary, self.derived)
+        return entry, tuple(both[keys:])
 
     @property
     def entry(self) -> Entry:
         """The entry this was prepared from, equal to it (built again on each call)."""
-        if isinstance(self.text, Entry):
-            return self.text
-        stem, title, summary, *keys = self.text.decode("utf-8", _ERRORS).split(_FIELD_END)
-        return Entry(self.base, self.rel, stem, title, tuple(keys), summary, self.derived)
+        return self.unpacked()[0]
+
+    @property
+    def norms(self) -> tuple[str, ...]:
+        """Every key's normalised words joined by spaces, in key order."""
+        return self.unpacked()[1]
+
+    def phrase_norms(self) -> list[str]:
+        """The norms of the several-word keys, in key order (nothing unpacked without one)."""
+        if not self.phrases:
+            return []
+        norms = self.norms
+        return [norms[k] for k in self.phrases]
 
     def keys(self) -> tuple[str, ...]:
         """The entry's keys as written."""
-        if isinstance(self.text, Entry):
-            return self.text.keywords
-        return tuple(self.text.decode("utf-8", _ERRORS).split(_FIELD_END)[3:])
+        return self.unpacked()[0].keywords
 
     def key_at(self, k: int) -> str:
         """The entry's `k`-th key as written."""
@@ -234,7 +251,7 @@ def prepared_from(entry: Entry, sets: TokenSets) -> Prepared:
     for bit, words in ((IN_BAG, bag), (IN_TITLE, title), (IN_STEM, stem), (IN_SUMMARY, summary)):
         for word in words:
             where[word] = where.get(word, 0) | bit
-    fields = (entry.stem, entry.title, entry.summary, *entry.keywords)
+    fields = (entry.stem, entry.title, entry.summary, *entry.keywords, *norms)
     packed = None if any(_FIELD_END in f for f in fields) else _FIELD_END.join(fields)
     return Prepared(
         entry.base,
@@ -243,8 +260,7 @@ def prepared_from(entry: Entry, sets: TokenSets) -> Prepared:
         tuple(where),
         bytes(where.values()),
         phrases,
-        norms,
-        entry if packed is None else packed.encode("utf-8", _ERRORS),
+        (entry, norms) if packed is None else packed.encode("utf-8", _ERRORS),
     )
 
 

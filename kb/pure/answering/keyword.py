@@ -106,12 +106,14 @@ def score_entry(
     score = 0.0
     matched: list[str] = []
     factor = DERIVED_FACTOR if prepared.derived else 1.0
-    for k in prepared.phrases if phrasal else ():
-        norm = prepared.norms[k]
-        if norm in query_norm:
-            parts = norm.split()
-            score += factor * W_PHRASE * (sum(idf(w) for w in parts) / len(parts))
-            matched.append(prepared.key_at(k))
+    if phrasal and prepared.phrases:
+        entry, norms = prepared.unpacked()  # once for all its phrases
+        for k in prepared.phrases:
+            norm = norms[k]
+            if norm in query_norm:
+                parts = norm.split()
+                score += factor * W_PHRASE * (sum(idf(w) for w in parts) / len(parts))
+                matched.append(entry.keywords[k])
     words, flags = prepared.words, prepared.flags
     for term in terms:
         if term not in words:
@@ -217,7 +219,7 @@ class KeywordIndex:
         index._entries = index._sets = None
         index._prepared = list(prepared)
         index.total = len(index._prepared)
-        index._index((p.words, [p.norms[k] for k in p.phrases]) for p in looking(prepared, stopped))
+        index._index((p.words, p.phrase_norms()) for p in looking(prepared, stopped))
         return index
 
     def _index(self, entries: Iterable[tuple[Iterable[str], list[str]]]) -> None:
@@ -274,8 +276,8 @@ class KeywordIndex:
             if entries is not None and sets is not None:
                 yield from zip(entries[i].keywords, sets[i][5], strict=True)
             else:
-                p = self._held(i)
-                yield from zip(p.keys(), p.norms, strict=True)
+                entry, norms = self._held(i).unpacked()
+                yield from zip(entry.keywords, norms, strict=True)
 
     def prepared_at(self, i: int) -> Prepared:
         """Entry `i` with its token sets as the scorer compares them, built once."""
@@ -565,7 +567,7 @@ def phrase_words(candidates: Iterable[Prepared], terms: Sequence[str]) -> set[st
     return {
         w
         for p in candidates
-        for k in p.phrases
-        if p.norms[k] in query_norm
-        for w in p.norms[k].split()
+        for norm in p.phrase_norms()
+        if norm in query_norm
+        for w in norm.split()
     }
