@@ -270,10 +270,11 @@ def _apply(memory: Memory, inp: MissesInput, rows: Sequence[gold.GoldRow], comma
     for b in memory.bases:
         for name in (b.snapshot.name, b.snapshot.agent_name):
             by_name.setdefault(ascii_lower(name), b.snapshot.root)
+    entries = memory.entries  # unpacked on each call where the fleet is held
     vocab = [
         aliasgate.BaseVocabulary(
             b.snapshot.name,
-            tuple(k for e in memory.entries if e.base == b.snapshot.name for k in e.keywords),
+            tuple(k for e in entries if e.base == b.snapshot.name for k in e.keywords),
         )
         for b in memory.bases
     ]
