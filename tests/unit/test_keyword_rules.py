@@ -153,6 +153,7 @@ def test_a_word_said_twice_counts_twice_in_the_bound() -> None:
     question = ["lantern", "harbor", "lantern"]
     assert index.rank(question, 1) == index.rank_naive(question, 1)
     assert index.rank(question, 1)[0].entry == two
+    assert index.rank(question, 1)[0].matched == ("lantern",)  # a word said twice, once
 
 
 def test_a_word_is_matched_by_whichever_field_holds_it() -> None:
@@ -258,6 +259,9 @@ def test_prepare_all_stops_when_told() -> None:
         for i in range(STOP_CHECK_EVERY + 10)
     ]
     index = KeywordIndex.of(entries)
+    with pytest.raises(Stopped):
+        KeywordIndex.of_prepared([index.prepared_at(0)], lambda: True)
+    index = KeywordIndex.of(entries)
     index.prepare_all(lambda: True)
     assert index._prepared == [None] * len(entries)
     index.prepare_all(lambda: False)
@@ -329,3 +333,38 @@ def test_the_index_and_prepare_all_look_at_stopped_every_so_many_entries(
     with pytest.raises(Stopped):
         KeywordIndex(es, sets, second)
     assert len(looks) == 2
+
+
+def test_an_index_of_prepared_entries_is_the_index_of_those_entries() -> None:
+    """A held fleet builds its index from entries prepared a slice at a time
+    (`KeywordIndex.of_prepared`): the same postings, phrase pairs, keys and rankings as the
+    index of the entries themselves, and the same entries handed back, before every entry
+    is prepared and after (when the entries and their token sets are let go)."""
+    es = [
+        note("a.md", keys=("Harbor Pilots", "vigil"), title="Lantern watch"),
+        note("b.md", keys=("the lantern", "harbor pilot boats"), summary="keeps the vigil"),
+        note("c.md", keys=("harbor",), derived=True, stem="harbor-notes"),
+        note("d.md", title="pilot"),
+    ]
+    built = KeywordIndex.of(es)
+    held = KeywordIndex.of_prepared(
+        [prepared_from(e, token_sets(e.stem, e.title, e.keywords, e.summary)) for e in es]
+    )
+    assert held._postings == built._postings and held.total == built.total == len(es)
+    assert (held._pair_hash, held._pair_entry) == (built._pair_hash, built._pair_entry)
+    assert held._pair_firsts == built._pair_firsts == {"harbor"}
+    pairs = [("Harbor Pilots", "harbor pilots"), ("vigil", "vigil"), ("the lantern", "lantern")]
+    assert list(built.key_norms())[:3] == pairs
+    assert built.entries() == tuple(es) and built.entry_at(2) == es[2]
+    # read from the entries, none prepared: a refusal's suggestions and a listing in a
+    # one-shot process
+    assert built._prepared == [None] * len(es)
+    for index in (built, held):
+        assert list(index.key_norms()) == list(built.key_norms())
+        assert index.entries() == tuple(es) and index.entry_at(2) == es[2]
+        for question in (["harbor", "pilot", "boats"], ["lantern"], ["vigil", "pilot"]):
+            assert index.rank(question, 3) == built.rank_naive(question, 3)
+    built.prepare_all()
+    assert built._entries is None and built._sets is None
+    assert list(built.key_norms()) == list(held.key_norms())
+    assert built.entries() == tuple(es)

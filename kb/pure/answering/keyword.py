@@ -129,7 +129,7 @@ def score_entry(
             score += W_STEM * w
         if where & IN_SUMMARY:
             score += W_SUMMARY * w
-        if where and term not in matched:
+        if term not in matched:  # in `words`, so in one place at least: it matched
             matched.append(term)
     return score, tuple(matched)
 
