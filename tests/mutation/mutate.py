@@ -95,6 +95,27 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         "kb/pure/answering/entryorder.py",
         ("tests/properties/test_entryorder_properties.py",),
     ),
+    # what the keyword scorer knows of a note: its bucket, its token sets, the keys no
+    # question reaches, and the packed form a held fleet keeps of it
+    "entries": (
+        "kb/pure/answering/entries.py",
+        (
+            "tests/unit/test_entries_rules.py",
+            "tests/unit/test_keyword_rules.py",
+            "tests/properties/test_pure_properties.py",
+            "tests/properties/test_line_scan_properties.py",
+        ),
+    ),
+    # parse header: the `Search for:` and `Exists to:` lines, front matter, headings and the
+    # keys a note without a `Search for:` line is found by
+    "header": (
+        "kb/pure/notes/header.py",
+        (
+            "tests/unit/test_header_rules.py",
+            "tests/properties/test_line_scan_properties.py",
+            "tests/properties/test_pure_properties.py",
+        ),
+    ),
     "privacy": (
         "kb/pure/notes/manifest.py",
         ("tests/unit/test_private_layer.py", "tests/properties/test_names_properties.py"),
