@@ -61,13 +61,13 @@ WARM_LIMIT = 8
 # the background, so this is only interpreter start-up).
 START_WAIT_S = 15.0
 STOP_WAIT_S = 5.0
-# The file pages the daemon keeps resident between requests (`/proc/self/statm`'s shared
-# pages: the interpreter's and libraries' own, about 19 MB, and the postings files' pages
-# its questions read, decision 0053). Past it, after a reply, the postings pages are given
-# back to the page cache (decision 0055): at 100,000 notes they were 290 MB after 200
+# The postings files' pages (decision 0053) the daemon keeps resident between requests,
+# above its other file pages (the interpreter's and libraries' own: 18 MB in a daemon, 51 MB
+# in a test process that has imported every framework). Past it, after a reply, they are
+# given back to the page cache (decision 0055): at 100,000 notes they were 290 MB after 200
 # questions. Reading one again is a minor fault (about 0.5 ms more a question at 100,000
 # notes when every reply gives them back); giving back is 0.1-0.2 ms, after the reply.
-FILE_PAGES_KEPT = 48 << 20
+FILE_PAGES_KEPT = 32 << 20
 
 
 # -- the verb ---------------------------------------------------------------------------------
@@ -502,6 +502,8 @@ class Daemon:
         self.sock_path, self.lock_path, _log = _files(root, where)
         self.started = time.time()
         self.requests = 0
+        # the process's file pages without any postings pages, measured after each give-back
+        self.file_floor: int | None = None
         self.build = client.build_id()
         self.idle_s = idle_seconds(root)
         # The cookie lives in the fleet's own `.kb/` (kb's state, never synced), inside the
@@ -565,7 +567,7 @@ class Daemon:
                     asked = self._handle(conn)
                 if asked:  # closed: the client has its answer
                     last = time.monotonic()
-                    _keep_file_pages(FILE_PAGES_KEPT)
+                    self.file_floor = _keep_file_pages(self.file_floor)
         finally:
             set_resident(None)
             set_freeze_warm(False)
@@ -647,16 +649,18 @@ class Daemon:
         }
 
 
-def _keep_file_pages(limit: int) -> bool:
-    """Give the mapped postings pages back when the process holds more than `limit` bytes
-    of file pages; whether it did."""
+def _keep_file_pages(floor: int | None, kept: int = FILE_PAGES_KEPT) -> int | None:
+    """Give the mapped postings pages back when the process's file pages are more than
+    `kept` above `floor`, its file pages without them (unknown at first: 0). Returns the
+    floor, measured again after a give-back: it rises with every library a request
+    imports, so only postings pages count against `kept`."""
     from kb.io.store import postingsfile
 
     held = postingsfile.resident_file_bytes()
-    if held is None or held <= limit:
-        return False
+    if held is None or held <= (floor or 0) + kept:
+        return floor
     postingsfile.give_back_pages()
-    return True
+    return postingsfile.resident_file_bytes()
 
 
 def _read_all(conn: socket.socket) -> bytes:
