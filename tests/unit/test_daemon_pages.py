@@ -52,9 +52,7 @@ def test_the_daemon_counts_only_postings_pages_against_its_budget(
     own libraries map more than the budget gives back once, not after every reply."""
     libraries = daemon.FILE_PAGES_KEPT + (1 << 20)
     held = {"postings": 0}
-    monkeypatch.setattr(
-        postingsfile, "resident_file_bytes", lambda: libraries + held["postings"]
-    )
+    monkeypatch.setattr(postingsfile, "resident_file_bytes", lambda: libraries + held["postings"])
     monkeypatch.setattr(postingsfile, "give_back_pages", lambda: held.update(postings=0) or 1)
     floor = daemon._keep_file_pages(None)
     assert floor == libraries
