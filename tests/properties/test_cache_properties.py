@@ -16,7 +16,16 @@ from hypothesis import strategies as st
 from kb.io.answering.memory import Memory
 from kb.io.notes.indexer import index_bases
 from kb.io.store import fileheader as store
-from kb.pure.answering.entries import Entry, prepare, prepared_from, token_sets
+from kb.pure.answering.entries import (
+    IN_BAG,
+    IN_STEM,
+    IN_SUMMARY,
+    IN_TITLE,
+    Entry,
+    prepare,
+    prepared_from,
+    token_sets,
+)
 from tests.properties.strategies import (
     MAP_NAMES,
     BaseSpec,
@@ -30,6 +39,7 @@ from tests.properties.strategies import (
     totals,
     write_files,
 )
+from tests.unit.test_entries_rules import having
 
 MAP_CANDIDATES = (*MAP_NAMES, "index.md")
 
@@ -260,14 +270,14 @@ def test_a_prepared_entry_unpacks_to_the_entry_it_was_made_from(
     sets = token_sets(entry.stem, entry.title, entry.keywords, entry.summary)
     prepared = prepared_from(entry, sets)
     assert prepared.entry == entry
-    assert [prepared.key_at(k) for k in range(len(keys))] == keys
+    assert [prepared.entry.keywords[k] for k in range(len(keys))] == keys
     bag, phrases, title_words, stem_words, summary_words, norms = sets
     assert prepared.norms == norms
     assert prepared.phrase_norms() == [norms[k] for k in phrases]
     for got, want in (
-        (prepared.bag, bag),
-        (prepared.title_tokens, title_words),
-        (prepared.stem_tokens, stem_words),
-        (prepared.summary_tokens, summary_words),
+        (having(prepared, IN_BAG), bag),
+        (having(prepared, IN_TITLE), title_words),
+        (having(prepared, IN_STEM), stem_words),
+        (having(prepared, IN_SUMMARY), summary_words),
     ):
         assert set(got) == set(want)

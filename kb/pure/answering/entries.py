@@ -104,36 +104,9 @@ class Prepared:
         norms = self.norms
         return [norms[k] for k in self.phrases]
 
-    def keys(self) -> tuple[str, ...]:
-        """The entry's keys as written."""
-        return self.unpacked()[0].keywords
-
-    def key_at(self, k: int) -> str:
-        """The entry's `k`-th key as written."""
-        return self.keys()[k]
-
     def where(self, word: str) -> int:
         """The IN_* bits of `word` in this entry; 0 when it has no such word."""
         return self.flags[self.words.index(word)] if word in self.words else 0
-
-    def _having(self, bit: int) -> tuple[str, ...]:
-        return tuple(w for w, f in zip(self.words, self.flags, strict=True) if f & bit)
-
-    @property
-    def bag(self) -> tuple[str, ...]:
-        return self._having(IN_BAG)
-
-    @property
-    def title_tokens(self) -> tuple[str, ...]:
-        return self._having(IN_TITLE)
-
-    @property
-    def stem_tokens(self) -> tuple[str, ...]:
-        return self._having(IN_STEM)
-
-    @property
-    def summary_tokens(self) -> tuple[str, ...]:
-        return self._having(IN_SUMMARY)
 
     @property
     def vocabulary(self) -> frozenset[str]:
