@@ -388,6 +388,24 @@ def test_changes_on_disk_are_in_the_next_answer(daemons: Daemons, fleet: Path, c
     assert daemons.status(fleet)["watch"]["mode"] == "watcher"  # type: ignore[index]
 
 
+def test_a_refusal_is_logged_once_the_daemon_has_replied(daemons: Daemons, fleet: Path) -> None:
+    """The daemon replies before it rewrites the miss log (kb.io.files.deferred, decision
+    0056): the record waits beside the log, where `kb misses` finds it at once, and is in the
+    file itself before the daemon answers anything else."""
+    daemons.kb(["index"], fleet, daemon=False)
+    daemons.start(fleet)
+    out = daemons.kb(["route", "quokka husbandry", "--json"], fleet)
+    miss = json.loads(out.stdout)["miss"]
+    assert (miss["recorded"], miss["error"]) == (True, None)
+    alone = daemons.kb(["misses", "--json"], fleet, daemon=False)
+    assert "quokka husbandry" in alone.stdout  # seen by a reader at once, folded or not
+    daemons.status(fleet)
+    log = fleet / "kb-misses.txt"
+    assert "quokka husbandry" in log.read_text(encoding="utf-8")
+    assert not any((fleet / ".kb-misses.txt.pending").glob("*.json"))
+    assert _requests(daemons, fleet) == 1
+
+
 def test_an_answer_given_before_the_cookie_came_back_is_never_logged_stale(
     daemons: Daemons, fleet: Path
 ) -> None:
@@ -407,6 +425,7 @@ def test_an_answer_given_before_the_cookie_came_back_is_never_logged_stale(
         note.unlink()
         gone = daemons.kb(["route", question, "--exit-code"], fleet)
         assert gone.code == NOTHING_EXIT and "zanzibar.md" not in gone.stdout, gone.stdout
+    daemons.status(fleet)  # answered after the last refusal's record is folded into the file
     logged = misses.read_text(encoding="utf-8").splitlines()
     assert not any(line.endswith(" zanzibar ferry timetable") for line in logged)
     assert all(any(line.endswith(f" timetable {n}") for line in logged) for n in range(5))

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from kb.io.files import deferred
 from kb.io.files.lockfile import lock_path, locked
@@ -97,3 +100,88 @@ def test_a_log_changed_by_another_writer_is_read_again(tmp_path: Path) -> None:
     log.write_text("", encoding="utf-8")  # emptied: starts again from nothing
     assert misslog.record(log, "third question", [], "2026-12-04") is None
     assert [m.question for m in misslog.load(log)] == ["third question"]
+
+
+@pytest.fixture
+def folding_after_reply() -> Iterator[None]:
+    deferred.fold_after_reply(True)
+    try:
+        yield
+    finally:
+        deferred.fold_after_reply(False)
+
+
+def test_a_resident_kb_defers_each_record_and_folds_after_its_reply(
+    tmp_path: Path, folding_after_reply: None
+) -> None:
+    """kb.shell.daemon: a refusal's reply waits for no lock, rewrite or fsync. Until the fold
+    the file is untouched while every reader already sees the record; the fold writes the
+    records in the order they were asked and leaves nothing pending."""
+    log = tmp_path / "kb-misses.txt"
+    assert misslog.record(log, "first question", ["word"], "2026-12-01") is None
+    assert misslog.record(log, "second question", [], "2026-12-02") is None
+    assert not log.exists()
+    assert len(deferred.pending(log)) == 2
+    assert {m.question for m in misslog.load(log)} == {"first question", "second question"}
+    assert deferred.fold_now() == 1
+    assert deferred.pending(log) == []
+    on_disk = misslog.load(log)
+    assert {m.question for m in on_disk} == {"first question", "second question"}
+    assert "first question" in log.read_text(encoding="utf-8")
+    assert deferred.fold_now() == 0  # nothing waits any more
+
+
+def test_the_fold_after_a_reply_gives_the_log_an_ordinary_write_gives(
+    tmp_path: Path,
+) -> None:
+    asked = [("roll back a deploy", ["deploy"]), ("rotate keys", []), ("roll back a deploy", [])]
+    inline, later = tmp_path / "inline" / "kb-misses.txt", tmp_path / "later" / "kb-misses.txt"
+    for log in (inline, later):
+        log.parent.mkdir()
+    for question, looked in asked:
+        assert misslog.record(inline, question, looked, "2026-12-01") is None
+    deferred.fold_after_reply(True)
+    try:
+        for question, looked in asked:
+            assert misslog.record(later, question, looked, "2026-12-01") is None
+        assert deferred.fold_now() == 1
+    finally:
+        deferred.fold_after_reply(False)
+    assert later.read_text(encoding="utf-8") == inline.read_text(encoding="utf-8")
+
+
+def test_a_log_that_cannot_be_written_is_reported_as_without_a_resident_kb(
+    tmp_path: Path, folding_after_reply: None
+) -> None:
+    """Deferring stands for writing only where the write could succeed: with a folder in the
+    log's place the reply says why at once, as a one-shot kb's does."""
+    log = tmp_path / "kb-misses.txt"
+    log.mkdir()
+    error = misslog.record(log, "asked anyway", [], "2026-12-01")
+    assert error is not None and str(log) in error
+    deferred.fold_after_reply(False)
+    assert misslog.record(log, "asked anyway", [], "2026-12-01") == error
+
+
+def test_a_fold_that_finds_the_lock_busy_leaves_the_records_for_the_next_writer(
+    tmp_path: Path, folding_after_reply: None
+) -> None:
+    log = tmp_path / "kb-misses.txt"
+    assert misslog.record(log, "asked while busy", [], "2026-12-01") is None
+    with locked(lock_path(log), 1.0):
+        assert deferred.fold_now() == 0  # at once: a resident kb's next caller never waits
+    assert not log.exists() and len(deferred.pending(log)) == 1
+    assert deferred.fold_now() == 1  # tried again at the next call
+    assert [m.question for m in misslog.load(log)] == ["asked while busy"]
+    assert deferred.pending(log) == []
+
+
+def test_a_writer_in_line_folds_what_a_resident_kb_left_pending(
+    tmp_path: Path, folding_after_reply: None
+) -> None:
+    log = tmp_path / "kb-misses.txt"
+    assert misslog.record(log, "asked of the daemon", [], "2026-12-01") is None
+    deferred.fold_after_reply(False)  # a one-shot kb writes before the daemon folds
+    assert misslog.record(log, "asked alone", [], "2026-12-02") is None
+    assert {m.question for m in misslog.load(log)} == {"asked of the daemon", "asked alone"}
+    assert deferred.pending(log) == []
