@@ -531,7 +531,7 @@ class Daemon:
     def serve(self) -> int:
         from kb.io.answering.collector import set_freeze_warm
         from kb.io.answering.memory import set_resident
-        from kb.io.files import deferred
+        from kb.io.files import atomic, deferred
         from kb.io.files.atomic import check_writes
 
         lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -556,8 +556,10 @@ class Daemon:
         set_resident(self.warm.provide)
         set_freeze_warm(True)
         check_writes(self.warm.before_write)
-        # a refusal's log records are folded in once the caller has its reply
+        # a refusal's log records and a session's state are written once the caller has
+        # its reply (decision 0056)
         deferred.fold_after_reply(True)
+        atomic.writes_after_reply(True)
         last = time.monotonic()
         listener.settimeout(min(1.0, self.idle_s))
         try:
@@ -572,11 +574,14 @@ class Daemon:
                 # closed: the client has its answer. Records are deferred only once their
                 # request's answer was confirmed current, so its check is over for them.
                 self.warm.begin()
+                atomic.write_now()
                 deferred.fold_now()
                 if asked:
                     last = time.monotonic()
                     self.file_floor = _keep_file_pages(self.file_floor)
         finally:
+            atomic.write_now()
+            atomic.writes_after_reply(False)
             deferred.fold_after_reply(False)
             set_resident(None)
             set_freeze_warm(False)

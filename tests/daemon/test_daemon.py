@@ -406,6 +406,29 @@ def test_a_refusal_is_logged_once_the_daemon_has_replied(daemons: Daemons, fleet
     assert _requests(daemons, fleet) == 1
 
 
+def test_a_boot_writes_its_session_state_once_the_daemon_has_replied(
+    daemons: Daemons, fleet: Path
+) -> None:
+    """The session's agent and its event line are what later messages read, not what this
+    reply reports: the daemon writes them after replying, and the session's next message,
+    asked of the daemon or of a one-shot kb, reads them as if written in line."""
+    daemons.kb(["index"], fleet, daemon=False)
+    daemons.start(fleet)
+    payload = {"session_id": "after-reply", "cwd": str(fleet), "prompt": "backup restore"}
+    first = daemons.kb(["boot"], fleet, stdin=json.dumps(payload))
+    assert first.code == 0
+    daemons.status(fleet)
+    sessions = fleet / ".kb" / "sessions"
+    agent = (sessions / "after-reply").read_text(encoding="utf-8")
+    assert agent and agent in first.stdout
+    assert len((sessions / "after-reply.events").read_text(encoding="utf-8").splitlines()) == 1
+    warm = daemons.kb(["boot"], fleet, stdin=json.dumps(payload))
+    cold = daemons.kb(["boot"], fleet, stdin=json.dumps(payload), daemon=False)
+    assert warm.stdout == cold.stdout and warm.stdout != first.stdout  # not briefed again
+    daemons.status(fleet)
+    assert len((sessions / "after-reply.events").read_text(encoding="utf-8").splitlines()) == 3
+
+
 def test_an_answer_given_before_the_cookie_came_back_is_never_logged_stale(
     daemons: Daemons, fleet: Path
 ) -> None:
@@ -447,6 +470,7 @@ def test_a_boot_answered_before_the_cookie_came_back_writes_its_events_once(
         out = daemons.kb(["boot"], fleet, stdin=json.dumps(payload))
         assert out.code == 0 and "zanzibar.md" in out.stdout, out.stdout
         note.unlink()
+        daemons.status(fleet)  # answered once the boot's session state is written
         events = fleet / ".kb" / "sessions" / f"ferry{attempt}.events"
         assert len(events.read_text(encoding="utf-8").splitlines()) == 1
 

@@ -1,4 +1,5 @@
-"""Shared logs never fail the caller and never lose a record (issue 14, item 9)."""
+"""Shared logs never fail the caller and never lose a record (issue 14, item 9), and a resident
+kb's writes after its reply (decision 0056) leave what writing at once leaves."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from kb.io.files import deferred
+from kb.io.files import atomic, deferred
 from kb.io.files.lockfile import lock_path, locked
 from kb.io.logs import misslog, routelogs
 from kb.io.promotion import rejectlog
+from kb.io.sessions import bootstate
 from kb.pure.logs.routelogs import Filing
 
 WRITERS = 64
@@ -185,3 +187,60 @@ def test_a_writer_in_line_folds_what_a_resident_kb_left_pending(
     assert misslog.record(log, "asked alone", [], "2026-12-02") is None
     assert {m.question for m in misslog.load(log)} == {"asked of the daemon", "asked alone"}
     assert deferred.pending(log) == []
+
+
+class _Stale(Exception):
+    pass
+
+
+def test_writes_kept_for_after_the_reply_run_in_order_and_a_failed_one_is_skipped(
+    tmp_path: Path,
+) -> None:
+    done: list[str] = []
+
+    def failing() -> None:
+        raise OSError("disk full")
+
+    assert not atomic.later(lambda: done.append("outside"))  # no resident kb: write now
+    atomic.writes_after_reply(True)
+    try:
+        assert atomic.later(lambda: done.append("first"))
+        assert atomic.later(failing)
+        assert atomic.later(lambda: done.append("third"))
+        assert done == []
+        assert atomic.write_now() == 3
+        assert done == ["first", "third"]
+        assert atomic.write_now() == 0
+
+        def stale() -> None:
+            raise _Stale
+
+        atomic.check_writes(stale)
+        try:
+            with pytest.raises(_Stale):
+                atomic.later(lambda: done.append("stale"))
+        finally:
+            atomic.check_writes(None)
+        assert atomic.write_now() == 0 and "stale" not in done
+    finally:
+        atomic.writes_after_reply(False)
+
+
+def test_a_session_written_after_the_reply_reads_as_one_written_at_once(tmp_path: Path) -> None:
+    at_once, after = tmp_path / "at-once", tmp_path / "after"
+    for root in (at_once, after):
+        root.mkdir()
+    bootstate.remember_agent(str(at_once), "s1", "clara")
+    bootstate.append_event(str(at_once), "s1", "routed clara")
+    atomic.writes_after_reply(True)
+    try:
+        bootstate.remember_agent(str(after), "s1", "clara")
+        bootstate.append_event(str(after), "s1", "routed clara")
+        assert bootstate.last_agent(str(after), "s1") is None  # nothing on disk yet
+        assert atomic.write_now() == 2
+    finally:
+        atomic.writes_after_reply(False)
+    for name in ("s1", "s1.events"):
+        written = (after / ".kb" / "sessions" / name).read_bytes()
+        assert written == (at_once / ".kb" / "sessions" / name).read_bytes()
+    assert bootstate.last_agent(str(after), "s1") == "clara"

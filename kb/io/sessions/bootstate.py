@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kb.io.files.atomic import before_write, write_atomic
+from kb.io.files.atomic import before_write, later, write_atomic
 from kb.io.notes.safe_read import Read, read_named
 from kb.pure.sessions.sessionname import safe_session
 
@@ -50,7 +50,12 @@ def last_agent(root: str, safe: str) -> str | None:
 def remember_agent(root: str, safe: str, agent: str) -> None:
     """Not fsynced: a session's first message writes this on the hook's path, and an empty
     or lost file after a power cut reads as no agent yet (`last_agent`), so the next
-    message briefs the agent again."""
+    message briefs the agent again. A resident kb writes it once its reply is out."""
+    if not later(lambda: _remember_agent(root, safe, agent)):
+        _remember_agent(root, safe, agent)
+
+
+def _remember_agent(root: str, safe: str, agent: str) -> None:
     folder = sessions_dir(root)
     with contextlib.suppress(OSError, ValueError):
         folder.mkdir(parents=True, exist_ok=True)
@@ -58,6 +63,12 @@ def remember_agent(root: str, safe: str, agent: str) -> None:
 
 
 def append_event(root: str, safe: str, line: str) -> None:
+    """One line of the session's event log; a resident kb appends it once its reply is out."""
+    if not later(lambda: _append_event(root, safe, line)):
+        _append_event(root, safe, line)
+
+
+def _append_event(root: str, safe: str, line: str) -> None:
     before_write()
     folder = sessions_dir(root)
     path = folder / f"{safe}.events"
