@@ -455,6 +455,18 @@ class Warm:
             self._pending = []  # confirmed once for the request: later writes go straight on
         return current
 
+    def handoff_changes(self, folder: str) -> int | None:
+        """How many times a handoff record may have changed under `folder`, once every change
+        made before this request is counted (its cookie came back); None where the watcher
+        cannot vouch: not trusted, not this request's thread, a folder it does not watch
+        (kb.io.sessions.bootstate.watch_handoffs)."""
+        watcher = self.watcher
+        if threading.get_ident() != self._request_thread or not watcher.alive():
+            return None
+        if not watcher.cookie_in_order or not _inside(os.path.realpath(folder), self.root):
+            return None
+        return watcher.handoffs if self._sync() else None
+
     def before_write(self) -> None:
         """What every writer runs first (kb.io.files.atomic.check_writes): a speculative answer
         that was not current stops the verb here (`Stale`), before anything is written."""
@@ -533,6 +545,7 @@ class Daemon:
         from kb.io.answering.memory import set_resident
         from kb.io.files import atomic, deferred
         from kb.io.files.atomic import check_writes
+        from kb.io.sessions.bootstate import watch_handoffs
 
         lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
@@ -560,6 +573,7 @@ class Daemon:
         # its reply (decision 0056)
         deferred.fold_after_reply(True)
         atomic.writes_after_reply(True)
+        watch_handoffs(self.warm.handoff_changes)
         last = time.monotonic()
         listener.settimeout(min(1.0, self.idle_s))
         try:
@@ -582,6 +596,7 @@ class Daemon:
         finally:
             atomic.write_now()
             atomic.writes_after_reply(False)
+            watch_handoffs(None)
             deferred.fold_after_reply(False)
             set_resident(None)
             set_freeze_warm(False)

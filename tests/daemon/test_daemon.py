@@ -429,6 +429,36 @@ def test_a_boot_writes_its_session_state_once_the_daemon_has_replied(
     assert len((sessions / "after-reply.events").read_text(encoding="utf-8").splitlines()) == 3
 
 
+def test_a_handoff_saved_by_hand_reaches_the_next_session_through_the_daemon(
+    daemons: Daemons, fleet: Path
+) -> None:
+    """With no `latest-handoff.txt`, a session's first boot takes the newest record by mtime,
+    which means listing the sessions folder; the daemon keeps that listing until its watcher
+    reports a change to a record (kb.io.sessions.bootstate.watch_handoffs), so a record
+    written just before the prompt is in the briefing, as in a one-shot kb's."""
+    daemons.kb(["index"], fleet, daemon=False)
+    daemons.start(fleet, {"KB_DAEMON_WATCH": "watcher"})
+
+    def boot(session: str, daemon: bool = True) -> str:
+        payload = {"session_id": session, "cwd": str(fleet), "prompt": "backup restore"}
+        out = daemons.kb(["boot"], fleet, stdin=json.dumps(payload), daemon=daemon)
+        assert out.code == 0, out.stderr
+        return out.stdout
+
+    assert "CONTINUITY" not in boot("first")  # listed: no record
+    folder = fleet / ".kb" / "sessions"
+    for n, task in enumerate(("Move the backups offsite", "Test a restore")):
+        (folder / f"by-hand-{n}.handoff.md").write_text(
+            f"---\nsession: by-hand-{n}\nagent: ada\nstatus: pending\n"
+            f"updated_at: 2026-12-0{n + 1}\n---\n\n# Task\n{task}\n\n",
+            encoding="utf-8",
+        )
+        warm = boot(f"next-{n}")
+        assert f"Active task: {task}" in warm, warm
+        assert warm == boot(f"next-{n}-alone", daemon=False).replace(f"-{n}-alone", f"-{n}")
+    assert _requests(daemons, fleet) == 3
+
+
 def test_an_answer_given_before_the_cookie_came_back_is_never_logged_stale(
     daemons: Daemons, fleet: Path
 ) -> None:

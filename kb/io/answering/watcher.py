@@ -25,6 +25,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from kb.io.sessions.bootstate import HANDOFF_SUFFIX
 from kb.pure.notes.walked import changes_a_walk
 
 # `stat`: no watcher, a stat pass before every request; `watcher`: the cookie even where a
@@ -116,6 +117,10 @@ class Watcher:
         # How many times the kernel dropped events (inotify's queue overflowed): each bumps
         # `generation`, so every held fleet is checked by a stat pass before its next answer.
         self.overflows = 0
+        # Bumped on every change that may change a listing of handoff records (a file named
+        # `*.handoff.md`, a folder made, removed or moved, lost events), which a walk never
+        # reads: `kb boot` lists them again only then (kb.io.sessions.bootstate).
+        self.handoffs = 0
 
     def start(self) -> None:
         if os.environ.get(WATCH_ENV) == "stat":
@@ -169,7 +174,11 @@ class Watcher:
             def on_any_event(self, event: FileSystemEvent) -> None:
                 paths = (event.src_path, getattr(event, "dest_path", ""))
                 closed = isinstance(event, FileClosedEvent)
-                watcher._reported(event.is_directory, *paths, closed=closed)
+                # a folder "modified" is beside each entry made or removed in it
+                entries_only = isinstance(event, DirModifiedEvent)
+                watcher._reported(
+                    event.is_directory, *paths, closed=closed, entries_only=entries_only
+                )
 
             def on_events_lost(self, event: EventsLostEvent) -> None:
                 watcher._events_lost(counted=self.counts_losses)
@@ -242,10 +251,17 @@ class Watcher:
         gets a stat pass before its next answer (the generation moves, its paths lost)."""
         if counted:
             self.overflows += 1
+        self.handoffs += 1
         self._lost(self.generation + 1)
         self.generation += 1
 
-    def _reported(self, is_dir: bool, *paths: str | bytes, closed: bool = False) -> None:
+    def _reported(
+        self,
+        is_dir: bool,
+        *paths: str | bytes,
+        closed: bool = False,
+        entries_only: bool = False,
+    ) -> None:
         cookie = False
         counted: list[str] = []
         for raw in paths:
@@ -254,7 +270,10 @@ class Watcher:
                 continue
             if path.startswith(self._cookie_prefix):
                 cookie = True
-            elif self._walked(path, is_dir, closed):
+                continue
+            if (is_dir and not entries_only) or path.endswith(HANDOFF_SUFFIX):
+                self.handoffs += 1  # before the cookie is reported, as `generation`
+            if self._walked(path, is_dir, closed):
                 counted.append(path)
         if counted:  # before the cookie is reported: a request then sees the change
             generation = self.generation + 1
