@@ -84,6 +84,19 @@ def test_index_equals_full_scan(entries: list[Entry], question: str, limit: int)
     assert suggest_among(question, pairs, limit) == expected
 
 
+@given(entries=fleets())
+def test_each_key_word_lists_a_key_once_where_it_was_first_met(entries: list[Entry]) -> None:
+    """A key many entries hold is one candidate, not one per entry; the build dedupes the
+    lists it made rather than keeping a set of every key (kb.pure.answering.suggest)."""
+    index = SuggestIndex.of_entries(entries)
+    first_met = list(dict.fromkeys(k for e in entries for k in e.keywords))
+    expected: dict[str, list[str]] = {}
+    for k in first_met:
+        for part in dict.fromkeys(normalise(k)):
+            expected.setdefault(part, []).append(k)
+    assert index._keys_of_part == expected
+
+
 def test_reference_values() -> None:
     assert round(look_alike("publico", "public"), 2) == 0.89
     assert round(look_alike("ingestao", "ingest"), 2) == 0.80

@@ -5,8 +5,11 @@ scores, and that a layer's bound is what its entries can really add)."""
 from __future__ import annotations
 
 import math
+from array import array
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kb.pure.answering import keyword
 from kb.pure.answering.entries import Entry, Prepared, prepared_from, token_sets
@@ -20,6 +23,7 @@ from kb.pure.answering.keyword import (
     postings_words,
     rank_bounded,
     rank_prepared,
+    sorted_pairs,
     term_prefixes,
     word_weight,
 )
@@ -368,3 +372,27 @@ def test_an_index_of_prepared_entries_is_the_index_of_those_entries() -> None:
     assert built._entries is None and built._sets is None
     assert list(built.key_norms()) == list(held.key_norms())
     assert built.entries() == tuple(es)
+
+
+@settings(max_examples=200)
+@given(
+    pairs=st.lists(
+        st.tuples(
+            st.one_of(st.integers(-3, 3), st.integers(-(2**63), 2**63 - 1)),
+            st.integers(0, 2**31 - 1),
+        ),
+        max_size=40,
+    ),
+    run=st.integers(1, 7),
+)
+def test_phrase_pairs_sorted_a_run_at_a_time_are_sorted_whole(
+    pairs: list[tuple[int, int]], run: int
+) -> None:
+    """The index keeps its phrase pairs by hash, then entry; sorting them in runs and merging
+    keeps the build's memory low and must give the one order a whole sort gives."""
+    hashes = array("q", [h for h, _ in pairs])
+    entries = array("i", [e for _, e in pairs])
+    by_hash, by_entry = sorted_pairs(hashes, entries, run)
+    assert list(zip(by_hash, by_entry, strict=True)) == sorted(pairs)
+    assert (by_hash.typecode, by_entry.typecode) == ("q", "i")
+    assert len(by_hash) == len(by_entry) == len(pairs)

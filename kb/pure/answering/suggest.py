@@ -265,11 +265,7 @@ class SuggestIndex:
     def __init__(self, key_norms: Iterable[tuple[str, str]]) -> None:
         keys_of_part: dict[str, list[str]] = {}
         parts_of_lookup: dict[str, list[str]] = {}  # trigram or marked deletion -> key words
-        seen: set[str] = set()
         for key, norm in key_norms:
-            if key in seen:
-                continue
-            seen.add(key)
             for part in dict.fromkeys(norm.split()):
                 found = keys_of_part.get(part)
                 if found is None:
@@ -278,6 +274,14 @@ class SuggestIndex:
                         parts_of_lookup.setdefault(look, []).append(part)
                 else:
                     found.append(key)
+        # A key many entries hold is listed once, where it was first met. Deduplicated here
+        # rather than by a set of every key seen: that set was 34 MB at 100,000 generated
+        # notes (674,000 distinct keys), alive only during the build and its highest point.
+        for part, keys in keys_of_part.items():
+            if len(keys) > 1:
+                once = list(dict.fromkeys(keys))
+                if len(once) < len(keys):
+                    keys_of_part[part] = once
         self._keys_of_part = keys_of_part
         self._parts_of_lookup = parts_of_lookup
 
