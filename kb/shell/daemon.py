@@ -670,6 +670,9 @@ class Daemon:
                         pass
                     speculate = False  # answered again, from the fleet read afresh
         except Exception as e:  # a fault of ours: the caller answers in-process, as before
+            from kb.io.files import atomic
+
+            atomic.drop_kept()  # the caller's own run makes the session's writes
             return {"fallback": f"{type(e).__name__}: {e}"}
         return {
             "stdout": out.getvalue() + outcome.stdout,

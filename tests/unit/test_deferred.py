@@ -244,3 +244,17 @@ def test_a_session_written_after_the_reply_reads_as_one_written_at_once(tmp_path
         written = (after / ".kb" / "sessions" / name).read_bytes()
         assert written == (at_once / ".kb" / "sessions" / name).read_bytes()
     assert bootstate.last_agent(str(after), "s1") == "clara"
+
+
+def test_writes_kept_by_a_verb_that_failed_can_be_dropped(tmp_path: Path) -> None:
+    """The daemon drops them when a verb fails and its caller answers in-process, which
+    makes the same writes itself."""
+    done: list[str] = []
+    assert atomic.drop_kept() == 0
+    atomic.writes_after_reply(True)
+    try:
+        assert atomic.later(lambda: done.append("kept"))
+        assert atomic.drop_kept() == 1
+        assert atomic.write_now() == 0 and done == []
+    finally:
+        atomic.writes_after_reply(False)

@@ -72,6 +72,17 @@ def later(write: Callable[[], None]) -> bool:
     return True
 
 
+def drop_kept() -> int:
+    """Forget the writes kept by `later` (a verb that failed, answered again elsewhere, would
+    otherwise make them twice); how many."""
+    kept = _after_reply
+    if not kept:
+        return 0
+    dropped = len(kept)
+    kept.clear()
+    return dropped
+
+
 def write_now() -> int:
     """Make the writes kept by `later`, in the order they were kept; how many. A write that
     fails is skipped (each one already takes a failure as a lost record, never an error)."""
