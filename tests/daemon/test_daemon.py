@@ -446,6 +446,8 @@ def test_a_handoff_saved_by_hand_reaches_the_next_session_through_the_daemon(
         return out.stdout
 
     assert "CONTINUITY" not in boot("first")  # listed: no record
+    # answered once that boot's session files are written: the folder exists from then on
+    daemons.status(fleet)
     folder = fleet / ".kb" / "sessions"
     for n, task in enumerate(("Move the backups offsite", "Test a restore")):
         (folder / f"by-hand-{n}.handoff.md").write_text(
