@@ -13,13 +13,10 @@ The names are loaded on first use, so `import kb` (which every `kb` command does
 costs nothing for a verb that never opens a fleet.
 """
 
-from __future__ import annotations
-
-from kb.version import __version__
-
-# Not `typing`, nor `importlib` (0.4 ms with the `warnings` it imports): every `kb` process
-# imports this package first, and typing costs 2.3 ms of the thin client's budget
-# (kb.shell.cli.client). mypy reads any name TYPE_CHECKING as true.
+# Not `typing`, nor `importlib` (0.4 ms with the `warnings` it imports), nor `__future__`, nor
+# even kb.version: every `kb` process imports this package first, and the thin client
+# (kb.client) needs none of them (decision 0058). mypy reads any name TYPE_CHECKING as true;
+# annotations naming what it imports are quoted.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -28,6 +25,7 @@ if TYPE_CHECKING:
     from kb.library import Indexed, IndexedBase, IndexFailed, WriteRefused, index, write_note
     from kb.pure.answering.fusion import Found, Passage
     from kb.pure.answering.verdict import Confidence, Verdict
+    from kb.version import __version__
 
 __all__ = [
     "Answer",
@@ -49,6 +47,7 @@ __all__ = [
 
 # name -> the module that defines it, imported on first use
 _LAZY = {
+    "__version__": "kb.version",
     "Answer": "kb.io.answering.memory",
     "Memory": "kb.io.answering.memory",
     "OpenError": "kb.io.answering.memory",
@@ -66,7 +65,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     module = _LAZY.get(name)
     if module is not None:
         return getattr(__import__(module, fromlist=[name]), name)

@@ -1,7 +1,5 @@
 """The package version, and the build sha stamped at release time (never asked of git)."""
 
-from __future__ import annotations
-
 __version__ = "0.1.0"
 
 # What pip knows this project by, and where a user finds its docs: `kb` on the public index
@@ -15,7 +13,7 @@ DOCS_WHERE = "docs/README.md in kb's source checkout; `kb help <verb>` for one v
 def build_sha() -> str:
     """The sha a release build wrote into kb/_build.py from KB_BUILD_SHA, else `unknown`."""
     try:
-        # __import__, not importlib: every `kb` process asks this (kb.shell.cli.client)
+        # __import__, not importlib: `kb doctor` and `kb --version` ask this
         module = __import__("kb._build", fromlist=["BUILD_SHA"])
     except ImportError:
         return "unknown"

@@ -1,7 +1,7 @@
 """`kb daemon start|stop|status`, and the resident kb itself (issue 27, decision 0036).
 
 One daemon per fleet root (its real path). It listens on a Unix socket in the user's
-runtime directory (kb.shell.cli.client names and checks it), answers each connection from its
+runtime directory (kb.client names and checks it), answers each connection from its
 own uid only (SO_PEERCRED), and runs the very verb the command table runs, through
 kb.shell.cli.main.run, against fleets it holds open: `Memory.open` inside a request is handed a
 warm Memory (kb.io.answering.memory.set_resident), one per (cwd, paths as given, scope), so `--all`
@@ -37,10 +37,10 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kb import client
 from kb.io.answering import foreground
 from kb.io.answering.watcher import STAT_CHEAPER_S, WATCH_ENV, Watcher
 from kb.pure.notes.walked import STATE_DIR
-from kb.shell.cli import client
 from kb.shell.cli.outcome import Outcome
 
 if TYPE_CHECKING:
@@ -516,6 +516,7 @@ class Daemon:
         self.requests = 0
         # the process's file pages without any postings pages, measured after each give-back
         self.file_floor: int | None = None
+        self.build_facts = client.build_facts()
         self.build = client.build_id()
         self.idle_s = idle_seconds(root)
         # The cookie lives in the fleet's own `.kb/` (kb's state, never synced), inside the
@@ -621,27 +622,34 @@ class Daemon:
             return False  # closed unanswered: only this daemon's owner may ask it
         conn.settimeout(10.0)
         try:
-            request = json.loads(_read_all(conn))
+            data = _read_all(conn)
+            if data.startswith(client.RUN_MAGIC):
+                # a question, in the frame the client sends it (decision 0058)
+                request = client.read_run_frame(data)
+                if request["build"] != self.build_facts:
+                    reply: dict[str, Any] = {"fallback": "wrong version"}
+                else:
+                    self.requests += 1
+                    reply = self._run(request)
+                with contextlib.suppress(OSError):
+                    conn.sendall(client.reply_frame(reply))
+                return True
+            request = json.loads(data)
         except (OSError, ValueError):
             return False
         if not isinstance(request, dict):
             return False
         op = request.get("op")
         if op == "status":
-            reply: dict[str, Any] = self.status()
+            reply = self.status()
         elif op == "stop":
             self.stopping = True
             reply = {"stopping": True, "pid": os.getpid()}
-        elif op == "run" and request.get("build") != self.build:
-            reply = {"fallback": "wrong version", "build": self.build}
-        elif op == "run":
-            self.requests += 1
-            reply = self._run(request)
-        else:
-            reply = {"fallback": f"unknown op {op!r}"}
+        else:  # a verb comes only as a frame: a JSON one is an older client's, answered there
+            reply = {"fallback": f"unknown op {op!r}", "build": self.build}
         with contextlib.suppress(OSError):
             conn.sendall(json.dumps(reply).encode() + b"\n")
-        return op == "run"
+        return False
 
     def _run(self, request: dict[str, Any]) -> dict[str, Any]:
         from kb.shell.cli.main import run
@@ -696,13 +704,15 @@ def _keep_file_pages(floor: int | None, kept: int = FILE_PAGES_KEPT) -> int | No
 
 
 def _read_all(conn: socket.socket) -> bytes:
+    """A request: a run frame to its end (the client shuts its side once sent), a JSON
+    line to its newline."""
     chunks: list[bytes] = []
     while True:
         chunk = conn.recv(1 << 16)
         if not chunk:
             break
         chunks.append(chunk)
-        if chunk.endswith(b"\n"):
+        if chunk.endswith(b"\n") and chunks[0][:1] == b"{":
             break
     return b"".join(chunks)
 

@@ -122,8 +122,10 @@ def test_list_and_fleet_skip_the_cli_parser(example_fleet: Path) -> None:
 
 # What the daemon's thin client would pay for and never needs, each measured on this path:
 # typing 2.3 ms, importlib (with warnings) 0.4 ms, json 2.6 ms, re 6 ms, hashlib 3.4 ms,
-# socket 2.5 ms, pathlib 3 ms (kb.shell.cli.client's comments).
+# socket 2.5 ms, pathlib 3 ms (kb.client's comments); and on a question's path, the JSON
+# codec, `__future__`, kb.version and the packages kb.client once sat in (decision 0058).
 CLIENT_NEVER = ("typing", "importlib", "warnings", "json", "re", "hashlib", "socket", "pathlib")
+QUESTION_NEVER = (*CLIENT_NEVER, "_json", "__future__", "kb.version", "kb.shell", "kb.shell.cli")
 
 
 REPO = Path(__file__).resolve().parents[2]
@@ -151,11 +153,15 @@ def _modules_added(code: str) -> set[str]:
 
 def test_the_thin_client_imports_only_what_it_needs() -> None:
     added = _modules_added(
-        "from kb.shell.cli import client\n"
-        "client.build_id(), client.socket_path('.'), client.loads(client.dumps({'a': [1]}))"
+        "from kb import client\n"
+        "client.build_facts(), client.build_id(), client.socket_path('.')\n"
+        "frame = client.run_frame(client.build_facts(), '/', ['route', 'q'], {'KB_X': '1'}, None)\n"
+        "client.read_reply_frame(client.reply_frame({'stdout': 'a', 'stderr': '', 'code': 0}))"
     )
-    assert "kb.shell.cli.client" in added  # the probe ran the client from the checkout
-    assert sorted(added & set(CLIENT_NEVER)) == []
+    assert "kb.client" in added  # the probe ran the client from the checkout
+    assert sorted(added & set(QUESTION_NEVER)) == []
+    # the JSON codec only for a hook's payload and `kb daemon status`
+    assert "_json" in _modules_added("from kb import client\nclient.loads(client.dumps([1]))")
 
 
 def test_the_installed_kb_command_is_our_script_and_imports_no_more() -> None:
@@ -172,5 +178,5 @@ def test_the_installed_kb_command_is_our_script_and_imports_no_more() -> None:
         f"source = open({str(script)!r}, encoding='utf-8').read()\n"
         "exec(compile(source, 'kb', 'exec'), {'__name__': 'kb_probe'})"
     )
-    assert "kb.shell.cli.client" in added
-    assert sorted(added & set(CLIENT_NEVER)) == []
+    assert "kb.client" in added
+    assert sorted(added & set(QUESTION_NEVER)) == []

@@ -523,11 +523,11 @@ def test_the_client_imports_nothing_heavy(daemons: Daemons, fleet: Path) -> None
     probe = (
         "import io, sys, contextlib\n"
         "sys.argv = ['kb', 'route', 'backup restore']\n"
-        "from kb.shell.cli import client\n"
+        "from kb import client\n"
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "    code = client.main()\n"
-        "heavy = [m for m in ('cyclopts', 'attrs', 'sqlite3', 'json', 'kb.shell.cli.main',"
-        " 'kb.io.answering.memory') if m in sys.modules]\n"
+        "heavy = [m for m in ('cyclopts', 'attrs', 'sqlite3', 'json', '_json', 'kb.shell.cli.main',"
+        " 'kb.version', 'kb.io.answering.memory') if m in sys.modules]\n"
         "print(code, heavy, 'verdict' in out.getvalue())\n"
     )
     proc = subprocess.run(
@@ -543,7 +543,7 @@ def test_the_client_imports_nothing_heavy(daemons: Daemons, fleet: Path) -> None
 
 
 def test_a_socket_that_answers_nonsense_is_not_believed(daemons: Daemons, fleet: Path) -> None:
-    from kb.shell.cli.client import socket_path
+    from kb.client import socket_path
 
     daemons.where.mkdir(parents=True, mode=0o700)
     path = socket_path(str(fleet), str(daemons.where))
@@ -572,7 +572,7 @@ def test_the_client_asks_no_socket_in_a_folder_others_may_write_in(
 ) -> None:
     """A socket planted in a folder another user can write in never hears the question,
     and never speaks for kb: the client answers in-process."""
-    from kb.shell.cli.client import socket_path
+    from kb.client import socket_path
 
     daemons.where.mkdir(parents=True, mode=0o700)
     daemons.where.chmod(0o777)

@@ -1,4 +1,4 @@
-"""The daemon client's JSON (kb.shell.cli.client.dumps / loads) is json's, through the C
+"""The daemon client's JSON (kb.client.dumps / loads) is json's, through the C
 codec json itself calls: whatever json writes the client reads the same, whatever the
 client writes json reads the same, and any text is accepted or refused as json.loads
 does (non-finite numbers refused on both sides, as the wire never carries them)."""
@@ -10,7 +10,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kb.shell.cli import client
+from kb import client
 
 SCALARS = (
     st.none()
@@ -66,3 +66,51 @@ def test_any_text_is_read_or_refused_as_json_does(text: str) -> None:
 def test_examples_json_refuses() -> None:
     for text in ("", " ", "NaN", "[Infinity]", "{} {}", "[1,]", '{"a" 1}', "tru", '"\\x"'):
         assert _client_reads(text) is REFUSED, text
+
+
+# What a process is handed: no NUL, and undecodable bytes as the lone surrogates
+# U+DC80-U+DCFF (`os.fsdecode`'s surrogateescape); stdin is any bytes.
+PASSED = st.text(
+    st.characters(blacklist_categories=["Cs"], blacklist_characters="\0")
+    | st.characters(min_codepoint=0xDC80, max_codepoint=0xDCFF)
+)
+
+
+@given(
+    PASSED,
+    PASSED,
+    st.lists(PASSED, max_size=5),
+    st.dictionaries(PASSED.filter(bool), PASSED, max_size=4),
+    st.none() | st.binary(),
+)
+def test_a_run_frame_carries_exactly_what_the_process_was_given(
+    build: str, cwd: str, argv: list[str], env: dict[str, str], stdin: bytes | None
+) -> None:
+    request = client.read_run_frame(client.run_frame(build, cwd, argv, env, stdin))
+    assert request == {
+        "op": "run",
+        "build": build,
+        "argv": argv,
+        "cwd": cwd,
+        "env": env,
+        # as the daemon's `_run` reads it: one code point a byte
+        "stdin": None if stdin is None else stdin.decode("latin-1"),
+    }
+
+
+@given(st.text(), st.text(), st.integers(min_value=-(2**31), max_value=2**31))
+def test_a_reply_frame_carries_any_text_and_code(out: str, err: str, code: int) -> None:
+    reply = {"stdout": out, "stderr": err, "code": code}
+    assert client.read_reply_frame(client.reply_frame(reply)) == reply
+    assert client.read_reply_frame(client.reply_frame({"fallback": out})) is None
+
+
+@given(st.binary())
+def test_any_bytes_are_read_or_refused_never_raised(data: bytes) -> None:
+    for framed in (data, client.RUN_MAGIC + data, client.REPLY_MAGIC + data):
+        reply = client.read_reply_frame(framed)
+        assert reply is None or set(reply) == {"stdout", "stderr", "code"}
+        try:
+            client.read_run_frame(framed)
+        except ValueError:
+            pass

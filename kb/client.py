@@ -2,26 +2,27 @@
 
 A hook runs `kb route` or `kb boot` on every prompt. With a daemon (`kb daemon start`,
 kb.shell.daemon) holding the fleet open, this process only has to find the socket, send
-the request as one JSON line and print the reply: the standard library alone, no cyclopts,
-attrs or sqlite3 (a test holds that, by `sys.modules`). With no daemon, a stale one, one of
-another build, any socket error or any argument this module does not read plainly, it runs
-the ordinary CLI, kb.shell.cli.main, exactly as before: the answer is the same either way
-(decision 0036).
+the request and print the reply: the standard library alone, no cyclopts, attrs or sqlite3
+(a test holds that, by `sys.modules`). With no daemon, a stale one, one of another build,
+any socket error or any argument this module does not read plainly, it runs the ordinary
+CLI, kb.shell.cli.main, exactly as before: the answer is the same either way (decision
+0036).
 
 The names and the checks of the per-user socket directory live here too, because the
 client must compute them before anything heavy is imported.
+
+It sits at the package's top, not in kb.shell.cli, and has no `from __future__` import:
+each package on the way and `__future__` itself is a module every hook process loads
+(decision 0058).
 """
 
-from __future__ import annotations
-
-import _json  # json's C codec: see `dumps`
 import _socket  # `socket` itself adds selectors and array: 2.5 ms of this budget
 import os
 import stat
 import sys
 
 # No `typing`, `collections.abc` or `pathlib` at run time: 3 ms of this process's budget
-# (mypy reads any name TYPE_CHECKING as true).
+# (mypy reads any name TYPE_CHECKING as true). Annotations naming them are quoted.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -72,7 +73,8 @@ AUTO_START_GAP_S = 10.0
 
 # JSON through the C codec the json package itself calls, without importing the package:
 # json costs this process 2.6 ms (and json.decoder imports re, 6 ms more where nothing else
-# has). The wire is plain JSON either way; the daemon reads and writes it with json.
+# has). Only `kb boot` (its hook payload) and `kb daemon status` read or write JSON here:
+# `_json` is loaded on their first use, and a question travels as a frame (`run_frame`).
 
 
 class _Strict:
@@ -85,37 +87,135 @@ class _Strict:
     parse_int = int
 
     @staticmethod
-    def parse_constant(name: str) -> Any:
+    def parse_constant(name: str) -> "Any":
         raise ValueError(f"{name} is not JSON")
 
 
-def _refuse(value: object) -> Any:
+def _refuse(value: object) -> "Any":
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-# typeshed names the scanner class as its own argument; any object with these rules serves
-_scan = _json.make_scanner(_Strict())  # type: ignore[arg-type]
-_encode = _json.make_encoder(
-    None, _refuse, _json.encode_basestring_ascii, None, ":", ",", False, False, False
-)
+_codec: "list[Any]" = []  # the scanner and the encoder, made on first use
 _BLANK = " \t\n\r"
 
 
-def dumps(value: Any) -> str:
+def _json_codec() -> "list[Any]":
+    if not _codec:
+        import _json
+
+        # typeshed names the scanner class as its own argument; any object with these rules
+        # serves
+        _codec.append(_json.make_scanner(_Strict()))  # type: ignore[arg-type]
+        _codec.append(
+            _json.make_encoder(
+                None, _refuse, _json.encode_basestring_ascii, None, ":", ",", False, False, False
+            )
+        )
+    return _codec
+
+
+def dumps(value: "Any") -> str:
     """`json.dumps(value, separators=(",", ":"), allow_nan=False)`."""
-    return "".join(_encode(value, 0))
+    return "".join(_json_codec()[1](value, 0))
 
 
-def loads(text: str) -> Any:
+def loads(text: str) -> "Any":
     """`json.loads(text)`: one JSON value, else ValueError."""
     start = len(text) - len(text.lstrip(_BLANK))
     try:
-        value, end = _scan(text, start)
+        value, end = _json_codec()[0](text, start)
     except StopIteration:
         raise ValueError("not a JSON value") from None
     if text[end:].strip(_BLANK):
         raise ValueError("more after the JSON value")
     return value
+
+
+# -- the frames a question and its answer travel in (decision 0058) -----------------------
+#
+# A request: RUN_MAGIC, then NUL-ended fields (the build, the cwd, how many arguments and
+# each one, how many variables and each name and value, `+` or `-` for stdin given or not),
+# then stdin's bytes to the end. Nothing the system passes a process can hold a NUL, so no
+# field needs escaping, and the bytes are the process's own (`os.fsencode`: what it was
+# given, undecodable bytes included). A reply: REPLY_MAGIC, the code and stdout's length in
+# bytes on its first line, then stdout and stderr; FALLBACK_MAGIC and a reason instead means
+# "answer this in-process". Text is UTF-8 with lone surrogates passed through, so any str a
+# verb printed arrives as it was.
+RUN_MAGIC = b"kb-run/1\0"
+REPLY_MAGIC = b"kb-reply/1 "
+FALLBACK_MAGIC = b"kb-fallback/1 "
+TEXT_ERRORS = "surrogatepass"
+
+
+def run_frame(
+    build: str, cwd: str, argv: "Sequence[str]", env: "dict[str, str]", stdin: bytes | None
+) -> bytes:
+    """A request to run `argv` as this caller would."""
+    fields = [os.fsencode(build), os.fsencode(cwd), b"%d" % len(argv)]
+    fields += [os.fsencode(a) for a in argv]
+    fields.append(b"%d" % len(env))
+    for name, value in env.items():
+        fields += (os.fsencode(name), os.fsencode(value))
+    fields.append(b"-" if stdin is None else b"+")
+    return RUN_MAGIC + b"\0".join(fields) + b"\0" + (stdin or b"")
+
+
+def read_run_frame(data: bytes) -> "dict[str, Any]":
+    """`run_frame`'s request as the daemon's JSON request would hold it: op, build, argv,
+    cwd, env, and stdin as latin-1 text (one code point a byte) or None. ValueError for
+    anything else."""
+    if not data.startswith(RUN_MAGIC):
+        raise ValueError("not a run frame")
+    at = len(RUN_MAGIC)
+
+    def field() -> bytes:
+        nonlocal at
+        end = data.index(b"\0", at)
+        value, at = data[at:end], end + 1
+        return value
+
+    build, cwd = os.fsdecode(field()), os.fsdecode(field())
+    argv = [os.fsdecode(field()) for _ in range(int(field()))]
+    env = {}
+    for _ in range(int(field())):
+        name = os.fsdecode(field())
+        env[name] = os.fsdecode(field())
+    given = field()
+    if given not in (b"+", b"-"):
+        raise ValueError("no stdin mark")
+    stdin = data[at:].decode("latin-1") if given == b"+" else None
+    if given == b"-" and at != len(data):
+        raise ValueError("more after the frame")
+    return {"op": "run", "build": build, "argv": argv, "cwd": cwd, "env": env, "stdin": stdin}
+
+
+def reply_frame(reply: "dict[str, Any]") -> bytes:
+    """The daemon's reply to a run frame: the answer, or where it has none (`fallback`), the
+    reason to answer in-process."""
+    if "fallback" in reply:
+        return FALLBACK_MAGIC + str(reply["fallback"]).encode("utf-8", TEXT_ERRORS)
+    out = str(reply["stdout"]).encode("utf-8", TEXT_ERRORS)
+    err = str(reply["stderr"]).encode("utf-8", TEXT_ERRORS)
+    return REPLY_MAGIC + b"%d %d\n" % (int(reply["code"]), len(out)) + out + err
+
+
+def read_reply_frame(data: bytes) -> "dict[str, Any] | None":
+    """`reply_frame`'s answer (stdout, stderr, code), or None: a fallback, or anything else."""
+    if not data.startswith(REPLY_MAGIC):
+        return None
+    line, nl, rest = data[len(REPLY_MAGIC) :].partition(b"\n")
+    parts = line.split(b" ")
+    if not nl or len(parts) != 2 or not all(p.lstrip(b"-").isdigit() for p in parts):
+        return None
+    code, size = int(parts[0]), int(parts[1])
+    if not 0 <= size <= len(rest):
+        return None
+    try:
+        out = rest[:size].decode("utf-8", TEXT_ERRORS)
+        err = rest[size:].decode("utf-8", TEXT_ERRORS)
+    except UnicodeDecodeError:
+        return None
+    return {"stdout": out, "stderr": err, "code": code}
 
 
 class DirRefused(Exception):
@@ -177,23 +277,27 @@ def socket_path(root: str, directory: str | None = None) -> str:
     return os.path.join(directory or runtime_dir(), f"{fleet_id(root)}.sock")
 
 
-def build_id() -> str:
-    """What makes this kb this kb: the version, the release's build sha, and the stat of the
-    package's folders (a reinstall or an edit that saves by rename changes them). Four stats,
-    no file read: the client computes it on every call."""
-    import kb
-    from kb.version import __version__, build_sha
-
-    package = os.path.dirname(kb.__file__)
-    # KB_TEST_BUILD: a test's stand-in for another release (tests/daemon)
-    parts = [__version__, build_sha(), os.environ.get("KB_TEST_BUILD", "")]
-    for sub in ("", "io", "pure", "shell"):
+def build_facts() -> str:
+    """What makes this kb this kb, as a daemon compares it with its own: the stat of the
+    package's folders and of the files holding its version and its release's build sha (a
+    reinstall, an upgrade or an edit that saves by rename changes one), and KB_TEST_BUILD, a
+    test's stand-in for another release (tests/daemon). Six stats, no import and no file
+    read: the client computes it on every call."""
+    package = os.path.dirname(__file__)
+    parts = [os.environ.get("KB_TEST_BUILD", "")]
+    for sub in ("", "io", "pure", "shell", "version.py", "_build.py"):
         try:
             st = os.stat(os.path.join(package, sub))
         except OSError:
+            parts.append("-")
             continue
-        parts.append(f"{st.st_mtime_ns}:{st.st_ino}")
-    return _fnv("|".join(parts).encode())[:16]
+        parts.append(f"{st.st_mtime_ns}:{st.st_ino}:{st.st_size}")
+    return "|".join(parts)
+
+
+def build_id() -> str:
+    """`build_facts` as a short name: what `kb daemon status` and `kb doctor` compare."""
+    return _fnv(build_facts().encode())[:16]
 
 
 class NotOurs(OSError):
@@ -210,11 +314,11 @@ def _server_uid(s: _socket.socket) -> int | None:
     return int.from_bytes(cred[4:8], sys.byteorder)
 
 
-def exchange(path: str, request: dict[str, Any], timeout: float = REPLY_TIMEOUT_S) -> Any:
-    """Send one JSON line, read one JSON line back. Raises OSError or ValueError, and
-    NotOurs before anything is sent when the listening process is another user's: what a
-    daemon prints reaches a hook, and from there a model, so only this user's kb may speak
-    for kb (the daemon checks its callers the same way)."""
+def send(path: str, data: bytes, timeout: float = REPLY_TIMEOUT_S) -> bytes:
+    """Send `data`, read everything the other end writes back. Raises OSError, and NotOurs
+    before anything is sent when the listening process is another user's: what a daemon
+    prints reaches a hook, and from there a model, so only this user's kb may speak for kb
+    (the daemon checks its callers the same way)."""
     s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         s.settimeout(CONNECT_TIMEOUT_S)
@@ -223,7 +327,7 @@ def exchange(path: str, request: dict[str, Any], timeout: float = REPLY_TIMEOUT_
         if uid is not None and uid != os.geteuid():
             raise NotOurs(f"the process behind {path} runs as uid {uid}")
         s.settimeout(timeout)
-        s.sendall(dumps(request).encode() + b"\n")
+        s.sendall(data)
         s.shutdown(_socket.SHUT_WR)
         chunks: list[bytes] = []
         while True:
@@ -233,10 +337,16 @@ def exchange(path: str, request: dict[str, Any], timeout: float = REPLY_TIMEOUT_
             chunks.append(chunk)
     finally:
         s.close()
-    return loads(b"".join(chunks).decode("utf-8"))
+    return b"".join(chunks)
 
 
-def _root(verb: str, args: Sequence[str], stdin: bytes | None) -> str | None:
+def exchange(path: str, request: "dict[str, Any]", timeout: float = REPLY_TIMEOUT_S) -> "Any":
+    """Send one JSON line, read one JSON line back (`kb daemon status` and `stop`). Raises
+    OSError (NotOurs among them) or ValueError."""
+    return loads(send(path, dumps(request).encode() + b"\n", timeout).decode("utf-8"))
+
+
+def _root(verb: str, args: "Sequence[str]", stdin: bytes | None) -> str | None:
     """The fleet root the verb would open, read as the verb reads it; None for anything
     unusual (that call runs in-process, which words every error)."""
     values, bools = _VALUE_FLAGS[verb], _BOOL_FLAGS[verb]
@@ -314,7 +424,7 @@ def _start_in_background(root: str, directory: str) -> None:
     import subprocess
 
     subprocess.Popen(
-        [sys.executable, "-m", "kb.shell.cli.client", "daemon", "start", root],
+        [sys.executable, "-m", "kb.client", "daemon", "start", root],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -323,14 +433,14 @@ def _start_in_background(root: str, directory: str) -> None:
     )
 
 
-def _env() -> dict[str, str]:
+def _env() -> "dict[str, str]":
     """The variables a request carries, as this process has them. By name first:
     `os.environ` decodes each value it hands out, and most are not wanted."""
     environ = os.environ
     return {k: environ[k] for k in environ if k.startswith(_ENV_PREFIX) or k in _ENV_NAMES}
 
 
-def ask_daemon(argv: Sequence[str]) -> dict[str, Any] | None:
+def ask_daemon(argv: "Sequence[str]") -> "dict[str, Any] | None":
     """The daemon's reply to `kb argv...` (stdout, stderr, code), or None to run in-process."""
     if not argv or argv[0] not in DAEMON_VERBS or os.environ.get(NO_DAEMON_ENV) == "1":
         return None
@@ -362,29 +472,21 @@ def ask_daemon(argv: Sequence[str]) -> dict[str, Any] | None:
         _restore(stdin)
         return None
     try:
-        reply = exchange(
+        data = send(
             socket_path(root, directory),
-            {
-                "op": "run",
-                "build": build_id(),
-                "argv": list(argv),
-                "cwd": os.getcwd(),
-                "env": env,
-                # bytes through JSON: latin-1 maps each byte to one code point and back
-                "stdin": None if stdin is None else stdin.decode("latin-1"),
-            },
+            run_frame(build_facts(), os.getcwd(), argv, env, stdin),
         )
     except (FileNotFoundError, ConnectionRefusedError):  # none running for this fleet
         if wants_daemon(root):
             _start_in_background(root, directory)
         _restore(stdin)
         return None
-    except (OSError, ValueError):
+    except OSError:
         _restore(stdin)
         return None
-    if not isinstance(reply, dict) or not {"stdout", "stderr", "code"} <= reply.keys():
+    reply = read_reply_frame(data)
+    if reply is None:  # a fallback, another build's daemon, a wedged or dying one
         _restore(stdin)
-        return None
     return reply
 
 
