@@ -41,3 +41,21 @@ def test_numpy_keeps_what_python_keeps(
         # the same floats, not merely close ones: fusion ranks files by them afterwards
         assert [s.hex() for _, s in kept] == [s.hex() for _, s in expected]
     assert fast.rank(words, limit, include_private) == base.rank(words, limit, include_private)
+
+
+@EARLY
+@given(base=bases(), words=asked, include_private=st.booleans())
+def test_summing_the_postings_gives_what_summing_every_chunk_gives(
+    base: WarmText, words: list[str], include_private: bool
+) -> None:
+    # `top` picks one way by the postings' share of the base (SPARSE_BELOW); both must find
+    # the same chunks with the same floats, whichever it picks
+    dense = _dense(base).dense
+    assert dense is not None
+    spans = [(base.at[i], base.at[i + 1], idf) for i, idf in base._weighted(words)]
+    if not spans:
+        return
+    held, values = dense._sums_of_postings(spans, include_private)
+    every_held, every_values = dense._sums_of_every_chunk(spans, include_private)
+    assert held.tolist() == every_held.tolist()
+    assert [v.hex() for v in values.tolist()] == [v.hex() for v in every_values.tolist()]

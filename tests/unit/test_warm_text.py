@@ -216,6 +216,11 @@ def test_nothing_is_ranked_for_no_words_or_no_room() -> None:
     assert w.rank(["floor"], 0, False) == (["floor"], [])
     assert w.rank(["floor"], -1, False) == (["floor"], [])
     assert w.rank(["zzq"], 5, False) == (["zzq"], [])
+    if w.dense is not None:  # numpy's own guard, which `rank`'s keeps it from meeting
+        spans = [(w.at[i], w.at[i + 1], idf) for i, idf in w._weighted(["floor"])]
+        assert w.dense.top(spans, 0, False) == []
+        assert w.dense.top(spans, -1, False) == []
+        assert w.dense.top([], 5, False) == []
 
 
 def test_the_limit_keeps_the_best_of_distinct_scores() -> None:
