@@ -174,8 +174,8 @@ def _subdirs(path: Path) -> list[Path]:
 def _is_root(path: Path) -> bool:
     """Whether `path` opens as itself: a base, a fleet root, or a folder holding bases.
     `looks_like_a_base(path)`, a `fleet/` folder, then `_subdirs`' folders in order, all read
-    from one listing: every question the resident kb answers asks this of its cwd (60 us
-    against 15 at 10,000 notes in folders of bases, the listing read three times)."""
+    from one listing: every question the resident kb answers asks this of its cwd, and at
+    10,000 notes in folders of bases reading the listing three times took 60 us, one 25."""
     try:
         with os.scandir(path) as it:
             entries = list(it)
