@@ -329,14 +329,22 @@ def send(path: str, data: bytes, timeout: float = REPLY_TIMEOUT_S) -> bytes:
         s.settimeout(timeout)
         s.sendall(data)
         s.shutdown(_socket.SHUT_WR)
-        chunks: list[bytes] = []
-        while True:
-            chunk = s.recv(1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        return receive(s)
     finally:
         s.close()
+
+
+def receive(s: _socket.socket, json_line: bool = False) -> bytes:
+    """What the other end sends until it shuts its side; with `json_line`, a request that
+    starts as JSON ends at its newline (the daemon's reading of a `status` or `stop`)."""
+    chunks: list[bytes] = []
+    while True:
+        chunk = s.recv(1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        if json_line and chunk.endswith(b"\n") and chunks[0][:1] == b"{":
+            break
     return b"".join(chunks)
 
 

@@ -622,7 +622,7 @@ class Daemon:
             return False  # closed unanswered: only this daemon's owner may ask it
         conn.settimeout(10.0)
         try:
-            data = _read_all(conn)
+            data = client.receive(conn, json_line=True)
             if data.startswith(client.RUN_MAGIC):
                 # a question, in the frame the client sends it (decision 0058)
                 request = client.read_run_frame(data)
@@ -701,20 +701,6 @@ def _keep_file_pages(floor: int | None, kept: int = FILE_PAGES_KEPT) -> int | No
         return floor
     postingsfile.give_back_pages()
     return postingsfile.resident_file_bytes()
-
-
-def _read_all(conn: socket.socket) -> bytes:
-    """A request: a run frame to its end (the client shuts its side once sent), a JSON
-    line to its newline."""
-    chunks: list[bytes] = []
-    while True:
-        chunk = conn.recv(1 << 16)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        if chunk.endswith(b"\n") and chunks[0][:1] == b"{":
-            break
-    return b"".join(chunks)
 
 
 @contextlib.contextmanager
