@@ -738,6 +738,9 @@ def _switch_env(now: dict[str, str], wanted: dict[str, str]) -> None:
 
 
 def main(argv: list[str]) -> int:
+    from kb.io.answering.heap import one_arena
+
+    one_arena()  # before the watcher's and the warming threads start
     root = os.path.realpath(argv[0])
     where = Path(client.checked_dir(client.runtime_dir(), create=True))
     return Daemon(root, where).serve()

@@ -18,7 +18,9 @@ def serve(inp: ServeInput) -> Outcome:
     if not inp.http and inp.port != DEFAULT_PORT:
         return Outcome(stderr="kb serve: --port only applies with --http\n", code=2)
     from kb.io.answering.collector import set_freeze_warm
+    from kb.io.answering.heap import one_arena
 
+    one_arena()  # a process of kb's own, its threads not started yet
     # A server holds the fleet warm until it stops: its warm reads leave the collector
     # (kb.io.answering.collector), as the resident kb's do.
     set_freeze_warm(True)
