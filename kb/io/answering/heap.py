@@ -38,7 +38,7 @@ def one_arena() -> None:
     (the resident kb, `kb serve`), before its threads start. With an arena each, the warming
     thread's build and the requests served meanwhile freed into separate heaps, neither
     reusing the other's holes: at 100,000 notes the resident kb's highest point while it
-    built was 403-418 MB with them and 382 MB with one; its size once built is the same.
+    built was 403-418 MB with them and 382-392 MB with one; its size once built is the same.
     Never called in a host's process (a library's warm Memory): the allocator is the host's.
     Where the C library has no `mallopt` (musl, macOS), nothing changes."""
     import ctypes
