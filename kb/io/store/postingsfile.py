@@ -153,7 +153,7 @@ def _mapped_from(fd: int, digest: bytes, words: int, chunks: int, checked: bool)
         # process holds only the pages its questions read
         with contextlib.suppress(AttributeError, OSError):
             whole.madvise(mmap.MADV_DONTNEED)
-    _cached_page_by_page(fd)
+    _cached_page_by_page(fd, layout.size)
     # A question reads a few words' postings and bisects others: no read-ahead. Without this
     # hint a fault on a page the system had dropped read the device's read-ahead (8 MB on
     # the measuring machine): at 100,000 notes, with the postings dropped from the page
@@ -164,16 +164,16 @@ def _mapped_from(fd: int, digest: bytes, words: int, chunks: int, checked: bool)
     return out
 
 
-def _cached_page_by_page(fd: int) -> None:
+def _cached_page_by_page(fd: int, size: int) -> None:
     """Have the file cached in single pages. The cache may hold it in large blocks (the file
     just written, read straight through by the checks, by `cp` or by a backup), and a fault
     on a mapped page maps the whole block around it: at 100,000 notes, after the postings
     files were written, one question mapped 55-115 MB of them where it read 2-3 MB, and a
     resident kb's peak rose from about 400 to 480 MB. Dropped and read ahead again, the
-    kernel brings them back page by page, without this call waiting for the disk."""
+    kernel brings them back page by page, without this call waiting for the disk. `size`:
+    the file's, which `_mapped_from` checked against its layout."""
     with contextlib.suppress(AttributeError, OSError):
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        size = os.fstat(fd).st_size
         for start in range(0, size, READ_AHEAD_STEP):
             os.posix_fadvise(fd, start, READ_AHEAD_STEP, os.POSIX_FADV_WILLNEED)
 
