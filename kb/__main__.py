@@ -2,6 +2,6 @@
 is not on PATH (a venv that was never activated, a hook that runs a bare interpreter), with
 the same entry point, which asks the fleet's daemon first."""
 
-from kb.client import main
+from kb.client import run
 
-raise SystemExit(main())
+run()

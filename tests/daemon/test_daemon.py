@@ -567,6 +567,41 @@ def test_a_socket_that_answers_nonsense_is_not_believed(daemons: Daemons, fleet:
     assert proc.returncode == 0 and out == daemons.kb(["route", "backup restore"], fleet).stdout
 
 
+@pytest.mark.parametrize("lines", [3, 20_000])
+def test_an_answer_ends_the_process_whole_with_its_code(
+    daemons: Daemons, fleet: Path, lines: int
+) -> None:
+    """The client ends without the interpreter's finalization once a daemon has answered
+    (kb.client.run): an answer still in stdout's buffer, one larger than a pipe holds, and
+    a warning with no newline all arrive whole, with the daemon's exit code."""
+    from kb.client import reply_frame, socket_path
+
+    daemons.where.mkdir(parents=True, mode=0o700)
+    path = socket_path(str(fleet), str(daemons.where))
+    answer = "".join(f"line {i} of a long answer\n" for i in range(lines)) + "no newline"
+    with socket.socket(socket.AF_UNIX) as stand_in:
+        stand_in.bind(str(path))
+        stand_in.listen(1)
+        stand_in.settimeout(30)
+        env = daemons.env()
+        env.pop("PYTHONUNBUFFERED", None)  # buffered, as a user's own shell has it
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kb", "route", "backup restore"],
+            cwd=fleet,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        conn, _ = stand_in.accept()
+        with conn:
+            conn.recv(65536)
+            reply = {"stdout": answer, "stderr": "a warning, unfinished", "code": 3}
+            conn.sendall(reply_frame(reply))
+        out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err) == (3, b"a warning, unfinished")
+    assert out.decode() == answer
+
+
 def test_the_client_asks_no_socket_in_a_folder_others_may_write_in(
     daemons: Daemons, fleet: Path
 ) -> None:
