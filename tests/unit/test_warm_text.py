@@ -512,6 +512,23 @@ def test_two_open_memories_of_one_index_hold_one_copy(tmp_path: Path) -> None:
         assert public._stores[0].warm is every._stores[0].warm
 
 
+def test_two_spellings_of_one_fleet_hold_one_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fleet named relatively, by its absolute path and through a link (a hook's `kb boot`
+    and a `kb route` typed in the fleet, both answered by one daemon) holds one copy."""
+    _indexed_base(tmp_path, {"knowledge/floor.md": "# Floor\n\nfloor plans\n"})
+    (tmp_path / "link").symlink_to(tmp_path / "fleet")
+    monkeypatch.chdir(tmp_path)
+    with (
+        Memory.open("fleet") as relative,
+        Memory.open(tmp_path / "fleet") as absolute,
+        Memory.open(tmp_path / "link") as linked,
+    ):
+        assert relative.warm() == absolute.warm() == linked.warm() == 1
+        assert relative._stores[0].warm is absolute._stores[0].warm is linked._stores[0].warm
+
+
 def test_a_base_ranked_by_numpy_never_ranks_in_python(
     monkeypatch: pytest.MonkeyPatch, ranking: str
 ) -> None:
