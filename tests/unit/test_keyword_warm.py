@@ -155,3 +155,59 @@ def test_a_held_fleet_keeps_its_entries_packed_and_no_second_copy(example_fleet:
         index = cold.keywords
         assert index._entries is None and index._sets is None and None not in index._prepared
         assert cold.entries == entries
+
+
+def test_one_fleet_opened_three_ways_holds_one_keyword_index(
+    example_fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resident kb opens a fleet once per caller's folder and spelling of it; the opens
+    of the same entries in the same scope hold one index between them, and each answers
+    as a cold open of its own spelling does (the files it names are spelled its way)."""
+    (example_fleet.parent / "link").symlink_to(example_fleet)
+    monkeypatch.chdir(example_fleet.parent)
+    spellings = (example_fleet.name, str(example_fleet), str(example_fleet.parent / "link"))
+    expected = {}
+    for spelling in spellings:
+        with Memory.open(spelling) as cold:
+            expected[spelling] = [cold.ask(q) for q in QUESTIONS]
+    assert expected[spellings[0]] != expected[spellings[1]]  # `file` is spelled as opened
+    with (
+        Memory.open(spellings[0]) as relative,
+        Memory.open(spellings[1]) as absolute,
+        Memory.open(spellings[2]) as linked,
+    ):
+        for memory in (relative, absolute, linked):
+            memory.warm()
+            assert memory.is_warm
+        assert relative.keywords is absolute.keywords is linked.keywords
+        assert relative._suggester is absolute._suggester is linked._suggester
+        for spelling, memory in zip(spellings, (relative, absolute, linked), strict=True):
+            assert [memory.ask(q) for q in QUESTIONS] == expected[spelling]
+
+
+def test_a_public_open_never_holds_the_index_of_every_file(example_fleet: Path) -> None:
+    """Opens with and without the private layer never share an index: a public question
+    must not be ranked over the private entries."""
+    with Memory.open(example_fleet) as public, Memory.open(example_fleet, all=True) as every:
+        public.warm()
+        every.warm()
+        assert public.keywords is not every.keywords
+        private = {e.rel for e in every.entries} - {e.rel for e in public.entries}
+        assert "records/quillfeather-contract.md" in private
+
+
+def test_an_open_after_a_change_builds_its_own_index(example_fleet: Path) -> None:
+    """An index is shared only while the files it was built from are as they were: an open
+    after an edit builds the index of the edited fleet."""
+    note = example_fleet / "fleet" / "ada" / "knowledge" / "backups.md"
+    with Memory.open(example_fleet) as before:
+        before.warm()
+        note.write_text(
+            note.read_text(encoding="utf-8").replace("**Search for:**", "**Search for:** zorbly,"),
+            encoding="utf-8",
+        )
+        with Memory.open(example_fleet) as after:
+            after.warm()
+            assert after.keywords is not before.keywords
+            assert after.ask("zorbly").found[0].path == "knowledge/backups.md"
+            assert not before.ask("zorbly").found

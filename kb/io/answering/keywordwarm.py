@@ -10,6 +10,8 @@ share. The rest is values in memory that no question sees until they are install
 
 from __future__ import annotations
 
+import _thread
+import os
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from itertools import islice
@@ -17,12 +19,27 @@ from typing import Any
 
 from kb.io.answering import foreground
 from kb.io.answering.opened import HEADERS_AT_ONCE, OpenBase, entry_of
-from kb.io.store import FileHeader, sharedstrings, token_sets_of
+from kb.io.store import FileHeader, Store, sharedstrings, token_sets_of
 from kb.pure.answering.entries import Entry, Prepared, TokenSets, prepared_from, token_sets
 from kb.pure.answering.keyword import KeywordIndex, Stopped, looking
 from kb.pure.answering.suggest import SuggestIndex
 
 Keyed = list[tuple[Entry, FileHeader]]
+# What a held keyword index was built from: per base in fleet order, its name, its index
+# file's real path and the digest of its stat pass (each file's path, size, mtime, privacy
+# and problem: kb.io.store.headers.stat_digest), and the scope. The digest tells the scopes
+# apart already wherever a private file exists; the scope is named too, so that no public
+# question's index rests on what a digest happens to cover.
+Identity = tuple[tuple[tuple[str, str, str], ...], bool]
+
+# Keyword indexes held by some open Memory, by what they were built from: a resident kb
+# opens a fleet once per caller's folder and spelling of it (a hook's absolute path, a
+# `kb route` typed in an agent's folder), and each open built and held its own index of the
+# same entries, 267 MB more at 100,000 notes. Weak: an index lives as long as a Memory holds
+# it. Made on first use: a one-shot verb never warms.
+_SHARED: Any = None  # weakref.WeakValueDictionary[Identity, KeywordIndex]
+_SUGGESTERS: Any = None  # weakref.WeakKeyDictionary[KeywordIndex, SuggestIndex]
+_SHARED_LOCK = _thread.allocate_lock()
 
 
 def index_of(keyed: Keyed, stopped: Callable[[], bool] | None = None) -> KeywordIndex:
@@ -63,6 +80,48 @@ def prepared_in_slices(
                 break
             out += (prepared_of(b.snapshot.name, h) for h in part if h.bucket == "entry")
     return out
+
+
+def identity_of(
+    bases: Sequence[OpenBase], stores: Sequence[Store], include_private: bool
+) -> Identity | None:
+    """What these bases' keyword index is built from, or None where it cannot be told (an
+    index in memory, a stat pass kept under no digest)."""
+    parts = []
+    for b, store in zip(bases, stores, strict=True):
+        if not b.scan.digest or not store.reopens:
+            return None
+        parts.append((b.snapshot.name, os.path.realpath(store.path), b.scan.digest))
+    return tuple(parts), include_private
+
+
+def shared_index(
+    keyed: Keyed | None,
+    bases: Sequence[OpenBase],
+    stores: Sequence[Store],
+    include_private: bool,
+    lock: AbstractContextManager[Any],
+    stopped: Callable[[], bool],
+) -> tuple[KeywordIndex, SuggestIndex] | tuple[None, None]:
+    """`held_index`, or the one another open Memory built from the same bases, files and
+    scope (`identity_of`) and holds still. Never shared across scopes."""
+    global _SHARED, _SUGGESTERS
+    identity = identity_of(bases, stores, include_private)
+    if identity is not None:
+        with _SHARED_LOCK:
+            index = _SHARED.get(identity) if _SHARED is not None else None
+            if index is not None:
+                return index, _SUGGESTERS[index]
+    built = index, suggester = held_index(keyed, bases, lock, stopped)
+    if identity is not None and index is not None and suggester is not None:
+        import weakref
+
+        with _SHARED_LOCK:
+            if _SHARED is None:
+                _SHARED, _SUGGESTERS = weakref.WeakValueDictionary(), weakref.WeakKeyDictionary()
+            _SHARED[identity] = index
+            _SUGGESTERS[index] = suggester
+    return built
 
 
 def held_index(

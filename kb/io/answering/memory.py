@@ -423,7 +423,8 @@ class Memory:
                 return
             keyed = self.__dict__.get("_keyed")
         stopped = lambda: self._released  # noqa: E731
-        index, suggester = keywordwarm.held_index(keyed, self.bases, self._lock, stopped)
+        held = (keyed, self.bases, self._stores, self.scope is Scope.ALL, self._lock, stopped)
+        index, suggester = keywordwarm.shared_index(*held)
         with self._lock:
             if index is not None and not self._released and not self._keywords_warm:
                 # the index holds every entry packed: decoded headers, entries and the cold
