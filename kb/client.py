@@ -441,6 +441,28 @@ def _start_in_background(root: str, directory: str) -> None:
     )
 
 
+def socket_above(root: str, directory: str) -> str | None:
+    """The socket of a daemon started for a folder above `root`, the nearest first, or
+    None. Run from `fleet/ada/knowledge`, kb opens the fleet around it
+    (kb.io.notes.walk.enclosing_root), which the daemon started at the fleet's root holds:
+    without this, every call from an agent's own folder was answered in-process. A daemon
+    whose fleet the verb does not open answers as a one-shot kb would (kb.shell.daemon.Warm),
+    so a wrong guess costs speed, never an answer."""
+    try:
+        present = set(os.listdir(directory))
+    except OSError:
+        return None
+    here = os.path.realpath(root)
+    while True:
+        up = os.path.dirname(here)
+        if up == here:
+            return None
+        here = up
+        name = f"{_fnv(os.fsencode(here))[:20]}.sock"  # fleet_id of a path already real
+        if name in present:
+            return os.path.join(directory, name)
+
+
 def _env() -> "dict[str, str]":
     """The variables a request carries, as this process has them. By name first:
     `os.environ` decodes each value it hands out, and most are not wanted."""
@@ -479,12 +501,16 @@ def ask_daemon(argv: "Sequence[str]") -> "dict[str, Any] | None":
     except (DirRefused, OSError):
         _restore(stdin)
         return None
+    frame = run_frame(build_facts(), os.getcwd(), argv, env, stdin)
     try:
-        data = send(
-            socket_path(root, directory),
-            run_frame(build_facts(), os.getcwd(), argv, env, stdin),
-        )
-    except (FileNotFoundError, ConnectionRefusedError):  # none running for this fleet
+        try:
+            data = send(socket_path(root, directory), frame)
+        except (FileNotFoundError, ConnectionRefusedError):  # none running for this folder
+            above = socket_above(root, directory)
+            if above is None:
+                raise
+            data = send(above, frame)  # one started for the fleet around it
+    except (FileNotFoundError, ConnectionRefusedError):  # none running for it either
         if wants_daemon(root):
             _start_in_background(root, directory)
         _restore(stdin)

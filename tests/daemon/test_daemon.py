@@ -518,6 +518,20 @@ def test_without_a_watcher_each_request_checks_by_stat(daemons: Daemons, fleet: 
     assert "zanzibar.md" in _asked_at_once(daemons, fleet, "zanzibar ferry timetable")
 
 
+def test_a_call_from_an_agents_folder_is_answered_by_the_fleets_daemon(
+    daemons: Daemons, fleet: Path
+) -> None:
+    """Run from `fleet/ada/knowledge`, kb opens the fleet around it, and so does the daemon
+    started at the fleet's root: it answers, as the call would have been answered
+    in-process."""
+    folder = fleet / "fleet" / "ada" / "knowledge"
+    alone = [daemons.kb(list(q), folder, daemon=False).stdout for q in QUESTIONS[:3]]
+    daemons.start(fleet)
+    before = _requests(daemons, fleet)
+    assert [daemons.kb(list(q), folder).stdout for q in QUESTIONS[:3]] == alone
+    assert _requests(daemons, fleet) == before + 3
+
+
 def test_the_client_imports_nothing_heavy(daemons: Daemons, fleet: Path) -> None:
     daemons.start(fleet)
     probe = (
