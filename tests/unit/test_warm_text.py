@@ -529,6 +529,25 @@ def test_two_spellings_of_one_fleet_hold_one_copy(
         assert relative._stores[0].warm is absolute._stores[0].warm is linked._stores[0].warm
 
 
+def test_a_fleet_named_relatively_is_held_whatever_the_directory_when_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resident kb answers a caller in the caller's folder, but reads the fleet into
+    memory later, from its own: a base named relatively is still read from its own file."""
+    base = _indexed_base(tmp_path, {"knowledge/floor.md": "# Floor\n\nfloor plans\n"})
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "fleet" / "alpha" / ".kb").mkdir(parents=True)  # what "fleet" names there
+    monkeypatch.chdir(tmp_path)
+    with Memory.open("fleet") as m:
+        cold = [(f.path, f.score) for f in m.ask("floor", 1).found]
+        monkeypatch.chdir(elsewhere)
+        assert m.warm() == 1
+        monkeypatch.chdir(tmp_path)
+        assert m._stores[0].warm is not None
+        assert [(f.path, f.score) for f in m.ask("floor", 1).found] == cold
+    assert (base / ".kb").is_dir() and not any((elsewhere / "fleet" / "alpha" / ".kb").iterdir())
+
+
 def test_a_base_ranked_by_numpy_never_ranks_in_python(
     monkeypatch: pytest.MonkeyPatch, ranking: str
 ) -> None:

@@ -91,7 +91,7 @@ def identity_of(
     for b, store in zip(bases, stores, strict=True):
         if not b.scan.digest or not store.reopens:
             return None
-        parts.append((b.snapshot.name, os.path.realpath(store.path), b.scan.digest))
+        parts.append((b.snapshot.name, os.path.realpath(store.file), b.scan.digest))
     return tuple(parts), include_private
 
 

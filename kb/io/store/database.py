@@ -78,7 +78,11 @@ class Store:
         # How to open the connection again after `_release` (None: it cannot be, an index in
         # memory, so it is never released).
         self._reopen = reopen
-        self.path = path
+        self.path = path  # as the base was named: what messages print
+        # The file itself, whatever the working directory is later: a resident kb's warming
+        # thread reads the index of a fleet a caller named relatively ("..", from an agent's
+        # folder) from its own directory, where that name finds another file or none.
+        self.file = Path(os.path.abspath(path))
         self.rebuilt = rebuilt
         # Why this store is not the base's own writable index (None when it is): printed
         # once by every verb that opens it.
@@ -191,7 +195,8 @@ class Store:
                     str(e),
                 ) from e
             raise StoreError(f"cannot open the index at {path}: {e}", path, str(e)) from e
-        store = cls(conn, path, rebuilt, lambda: connect(path))
+        absolute = path.absolute()  # reopened from any working directory (`file`)
+        store = cls(conn, path, rebuilt, lambda: connect(absolute))
         if disowned:
             store.notice = f"{FOREIGN}; kb deleted it unread, and kb index fills a new one"
         return store
@@ -207,7 +212,8 @@ class Store:
             conn = connect_immutable(path)
         except sqlite3.Error:
             return None
-        store = cls(conn, path, False, lambda: connect_immutable(path))
+        absolute = path.absolute()
+        store = cls(conn, path, False, lambda: connect_immutable(absolute))
         store.fallback = "the index is read-only here; answering from it as it stands"
         return store
 

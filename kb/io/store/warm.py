@@ -91,7 +91,7 @@ class WarmCopy:
             conn.execute("BEGIN")
             try:
                 stamp = _warm_stamp(conn)
-                shared = _shared_warm(self._store.path) if own else None
+                shared = _shared_warm(self._store.file) if own else None
                 if shared is not None and shared.stamp == stamp:
                     return shared  # another open Memory of this index read it already
                 chunks, tokens = averages_of(conn)
@@ -120,11 +120,11 @@ class WarmCopy:
                 dense = dense_ranking()
                 # a file-backed index's large bases keep their postings in a mapped file
                 # (decision 0053), where numpy checks and ranks them
-                postings = _postings_path(self._store.path) if own and dense else None
+                postings = _postings_path(self._store.file) if own and dense else None
                 # the file is bound to this very index file too, not only to its state: a
                 # file pulled or copied beside another index (one built from the same
                 # notes, even) is never used
-                identity = _identity(self._store.path) if postings is not None else None
+                identity = _identity(self._store.file) if postings is not None else None
                 if postings is not None and identity is not None:
                     found = _mapped_text(
                         conn,
@@ -137,7 +137,7 @@ class WarmCopy:
                         files,
                     )
                     if found is not None:
-                        return _shared(self._store.path, found)
+                        return _shared(self._store.file, found)
                 # Chunks stream from the cursor into the postings, one at a time: held as a
                 # list first, a base's word lists were the read's peak (248 MB traced for
                 # 92 MB kept, the largest base of 100,000 notes), and the allocator kept
@@ -161,7 +161,7 @@ class WarmCopy:
             # disk, and the write-ahead log is not checkpointed past an open read
             if postings is not None and identity is not None:
                 warm = _in_file(postings, identity, warm)
-            return _shared(self._store.path, warm) if own else warm
+            return _shared(self._store.file, warm) if own else warm
         except (sqlite3.Error, ValueError, TypeError, IndexError, Unpackable):
             return None
         finally:
