@@ -53,6 +53,9 @@ _ENV_NAMES = ("NO_COLOR", "TERM")
 # carrying one is answered in-process.
 _ENV_IN_PROCESS = ("KB_CRASH_AT", "KB_TEST_ENTROPY_SEED")
 NO_DAEMON_ENV = "KB_NO_DAEMON"  # `KB_NO_DAEMON=1 kb route ...`: never ask a daemon
+# Set on a request sent to the daemon of a folder above the caller's (`socket_above`): one
+# that does not hold the fleet the verb opens sends it back to be answered in-process.
+ABOVE_ENV = "KB_DAEMON_ASKED_ABOVE"
 DIR_ENV = "KB_DAEMON_DIR"  # where the sockets are, instead of the per-user runtime dir
 # Connecting to a live socket takes well under a millisecond; a daemon that does not accept
 # in this long is wedged, and the question is answered in-process instead.
@@ -509,7 +512,9 @@ def ask_daemon(argv: "Sequence[str]") -> "dict[str, Any] | None":
             above = socket_above(root, directory)
             if above is None:
                 raise
-            data = send(above, frame)  # one started for the fleet around it
+            # one started for the fleet around it, told so
+            env[ABOVE_ENV] = "1"
+            data = send(above, run_frame(build_facts(), os.getcwd(), argv, env, stdin))
     except (FileNotFoundError, ConnectionRefusedError):  # none running for it either
         if wants_daemon(root):
             _start_in_background(root, directory)

@@ -530,6 +530,23 @@ def test_a_call_from_an_agents_folder_is_answered_by_the_fleets_daemon(
     before = _requests(daemons, fleet)
     assert [daemons.kb(list(q), folder).stdout for q in QUESTIONS[:3]] == alone
     assert _requests(daemons, fleet) == before + 3
+    assert daemons.status(fleet)["sent_back"] == 0
+
+
+def test_a_daemon_asked_from_below_for_a_fleet_it_does_not_hold_sends_it_back(
+    daemons: Daemons, fleet: Path
+) -> None:
+    """A daemon started for the folder of bases (`fleet/fleet`) is the nearest above an
+    agent's folder, but kb opens the whole fleet from there, which that daemon does not
+    hold: the call is answered in-process, and the daemon opens nothing."""
+    folder = fleet / "fleet" / "ada" / "knowledge"
+    alone = daemons.kb(["route", "backup restore"], folder, daemon=False).stdout
+    bases = fleet / "fleet"
+    daemons.start(bases)
+    assert daemons.kb(["route", "backup restore"], folder).stdout == alone
+    status = daemons.status(bases)
+    assert status["requests"] == status["sent_back"] == 1
+    assert isinstance(status["memory"], dict) and status["memory"]["fleets"] == 0
 
 
 def test_the_client_imports_nothing_heavy(daemons: Daemons, fleet: Path) -> None:
