@@ -448,9 +448,9 @@ def socket_above(root: str, directory: str) -> str | None:
     """The socket of a daemon started for a folder above `root`, the nearest first, or
     None. Run from `fleet/ada/knowledge`, kb opens the fleet around it
     (kb.io.notes.walk.enclosing_root), which the daemon started at the fleet's root holds:
-    without this, every call from an agent's own folder was answered in-process. A daemon
-    whose fleet the verb does not open answers as a one-shot kb would (kb.shell.daemon.Warm),
-    so a wrong guess costs speed, never an answer."""
+    without this, every call from an agent's own folder was answered in-process. The call
+    is marked (ABOVE_ENV): a daemon that does not hold the fleet the verb opens sends it
+    back (kb.shell.daemon.Outside), so a wrong guess costs a round trip, never an answer."""
     try:
         present = set(os.listdir(directory))
     except OSError:
@@ -564,7 +564,7 @@ def main() -> int:
 def run() -> "NoReturn":
     """The `kb` command as a process: `main`, ending the process with its code.
 
-    A process the daemon answered ends at once once its answer is out (`os._exit`): it holds
+    A process the daemon answered ends as soon as its answer is out (`os._exit`): it holds
     no file, lock or handler that needs the interpreter's finalization, which cost 1.2 ms a
     process here, a seventh of `python -c pass` and most of what an answered hook had left
     over its budget (decision 0060). An in-process answer ends the ordinary way: the CLI's
