@@ -573,29 +573,37 @@ def test_the_client_imports_nothing_heavy(daemons: Daemons, fleet: Path) -> None
     assert _requests(daemons, fleet) == 1
 
 
-def test_a_socket_that_answers_nonsense_is_not_believed(daemons: Daemons, fleet: Path) -> None:
+def _answered_by_a_stand_in(
+    daemons: Daemons, fleet: Path, reply: bytes, env: dict[str, str] | None = None
+) -> tuple[int, bytes, bytes]:
+    """`kb route "backup restore"` in `fleet`, with a socket of ours in the daemon's place
+    that reads the question and sends `reply`: the process's code, stdout and stderr."""
     from kb.client import socket_path
 
     daemons.where.mkdir(parents=True, mode=0o700)
     path = socket_path(str(fleet), str(daemons.where))
-    with socket.socket(socket.AF_UNIX) as liar:
-        liar.bind(str(path))
-        liar.listen(1)
-        liar.settimeout(30)
+    with socket.socket(socket.AF_UNIX) as stand_in:
+        stand_in.bind(str(path))
+        stand_in.listen(1)
+        stand_in.settimeout(30)
         proc = subprocess.Popen(
             [sys.executable, "-m", "kb", "route", "backup restore"],
             cwd=fleet,
-            env=daemons.env(),
+            env=env or daemons.env(),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            text=True,
         )
-        conn, _ = liar.accept()
-        conn.recv(65536)
-        conn.sendall(b'{"stdout": 1}\n')
-        conn.close()
-        out, _err = proc.communicate(timeout=60)
-    assert proc.returncode == 0 and out == daemons.kb(["route", "backup restore"], fleet).stdout
+        conn, _ = stand_in.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(reply)
+        out, err = proc.communicate(timeout=60)
+    return proc.returncode, out, err
+
+
+def test_a_socket_that_answers_nonsense_is_not_believed(daemons: Daemons, fleet: Path) -> None:
+    code, out, _err = _answered_by_a_stand_in(daemons, fleet, b'{"stdout": 1}\n')
+    assert code == 0 and out.decode() == daemons.kb(["route", "backup restore"], fleet).stdout
 
 
 @pytest.mark.parametrize("lines", [3, 20_000])
@@ -605,31 +613,14 @@ def test_an_answer_ends_the_process_whole_with_its_code(
     """The client ends without the interpreter's finalization once a daemon has answered
     (kb.client.run): an answer still in stdout's buffer, one larger than a pipe holds, and
     a warning with no newline all arrive whole, with the daemon's exit code."""
-    from kb.client import reply_frame, socket_path
+    from kb.client import reply_frame
 
-    daemons.where.mkdir(parents=True, mode=0o700)
-    path = socket_path(str(fleet), str(daemons.where))
     answer = "".join(f"line {i} of a long answer\n" for i in range(lines)) + "no newline"
-    with socket.socket(socket.AF_UNIX) as stand_in:
-        stand_in.bind(str(path))
-        stand_in.listen(1)
-        stand_in.settimeout(30)
-        env = daemons.env()
-        env.pop("PYTHONUNBUFFERED", None)  # buffered, as a user's own shell has it
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "kb", "route", "backup restore"],
-            cwd=fleet,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        conn, _ = stand_in.accept()
-        with conn:
-            conn.recv(65536)
-            reply = {"stdout": answer, "stderr": "a warning, unfinished", "code": 3}
-            conn.sendall(reply_frame(reply))
-        out, err = proc.communicate(timeout=60)
-    assert (proc.returncode, err) == (3, b"a warning, unfinished")
+    reply = {"stdout": answer, "stderr": "a warning, unfinished", "code": 3}
+    env = daemons.env()
+    env.pop("PYTHONUNBUFFERED", None)  # buffered, as a user's own shell has it
+    code, out, err = _answered_by_a_stand_in(daemons, fleet, reply_frame(reply), env)
+    assert (code, err) == (3, b"a warning, unfinished")
     assert out.decode() == answer
 
 
